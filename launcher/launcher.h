@@ -1,0 +1,182 @@
+/*
+ * Internal interfaces of mpirun.
+ *
+ * mpirun is one single-threaded process around one epoll loop. cli.c turns
+ * argv into a struct tern_cli (pure, unit-tested); hosts.c checks -H and
+ * --hostfile; launch_local.c forks the ranks, each in its own process group;
+ * iof.c moves their stdout/stderr to ours line by line and our stdin to
+ * rank 0; kvs.c serves the wire-up store; job.c owns the loop, the signals,
+ * the deadlines, the exit status and the teardown; msg.c prints mpirun's
+ * one-line messages; mpirun.c is main().
+ *
+ * Ownership: the struct tern_job owns everything (ranks, fds, buffers) and
+ * lives until exit. Every fd in the loop is a struct tern_ev embedded in the
+ * object that owns the fd; its callback gets the job and the event mask.
+ * Teardown: the first failure (rank death, MPI_Abort, signal, --timeout)
+ * sets the exit code and prints its one line; later ones are silent.
+ */
+#ifndef TERN_LAUNCHER_H
+#define TERN_LAUNCHER_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "tern/auth.h"
+#include "tern/boot.h"
+
+/* Exit code of mpirun when --timeout expires (as coreutils timeout). */
+#define TERN_MPIRUN_TIMEOUT_EXIT 124
+/* Exit code when a rank exits 0 without calling MPI_Finalize, or on an
+ * mpirun usage or start-up error. */
+#define TERN_MPIRUN_FAIL_EXIT 1
+
+/* ---- cli.c ---- */
+struct tern_cli {
+    int np;               /* Ranks to start; 0 if not given. */
+    int tag_output;       /* --tag-output: prefix lines with "[rank] ". */
+    int timeout;          /* --timeout seconds; 0 for none. */
+    const char *wdir;     /* --wdir; NULL for mpirun's cwd. */
+    int oversubscribe;    /* --oversubscribe given. */
+    int verbose;          /* Count of -v. */
+    int help, version;
+    char **env;           /* -x entries, "VAR" or "VAR=value". */
+    int n_env;
+    char **hosts;         /* -H entries, one host (with optional :N) each. */
+    int n_hosts;
+    const char *hostfile; /* --hostfile / --machinefile. */
+    char **argv;          /* The program and its arguments (into argv). */
+    int argc;
+};
+
+/* Parses mpirun's arguments. On error returns TERN_EINVAL and writes a
+ * one-line message naming the problem and the fix into err. */
+int tern_cli_parse(int argc, char **argv, struct tern_cli *cli,
+                   char *err, size_t errlen);
+void tern_cli_free(struct tern_cli *cli);
+void tern_cli_usage(FILE *out);
+
+/* ---- hosts.c ---- */
+/* Parses one hostfile line or -H entry ("host", "host:4", "host slots=4").
+ * Returns 1 with *name (malloc'ed) and *slots (0 if unspecified), 0 for a
+ * blank or comment line, or TERN_EINVAL. */
+int tern_hosts_parse_line(const char *line, char **name, int *slots);
+/* 1 if name denotes this host (localhost, loopback, our hostname). */
+int tern_hosts_is_local(const char *name);
+/* Checks -H and --hostfile: all hosts must be local for now. Sets *slots to
+ * the slot total given (0 if none). Prints one line and returns TERN_EINVAL
+ * on a problem. */
+int tern_hosts_check(const struct tern_cli *cli, int *slots);
+
+/* ---- job.c: the event loop ---- */
+struct tern_job;
+struct tern_ev;
+typedef void (*tern_ev_cb)(struct tern_job *job, struct tern_ev *ev, uint32_t events);
+struct tern_ev {
+    int fd;
+    tern_ev_cb cb;
+    void *arg;
+};
+int tern_loop_add(struct tern_job *job, struct tern_ev *ev, uint32_t events);
+int tern_loop_mod(struct tern_job *job, struct tern_ev *ev, uint32_t events);
+void tern_loop_del(struct tern_job *job, struct tern_ev *ev);
+/* Monotonic clock in milliseconds (msg.c). */
+long long tern_now_ms(void);
+
+/* ---- iof.c ---- */
+struct tern_iof_stream {
+    struct tern_ev ev;
+    int rank;
+    int out_fd;           /* 1 or 2: where its lines go. */
+    char *buf;            /* Pending partial line. */
+    size_t len, cap;
+};
+
+/* ---- the job ---- */
+struct tern_rank {
+    int rank;
+    pid_t pid;            /* The process mpirun forked (group leader). */
+    int running;
+    int status;           /* wait status once exited. */
+    int connected;        /* Authenticated to the store and said HELLO. */
+    int fenced;           /* Waiting in the current fence. */
+    int finalized;        /* Sent FINALIZE. */
+    struct tern_iof_stream out, err;
+};
+
+struct tern_kvs;
+
+struct tern_job {
+    const struct tern_cli *cli;
+    int size;
+    struct tern_rank *ranks;
+    int running;          /* Ranks not yet reaped. */
+    int open_streams;     /* stdout/stderr pipes not yet at EOF. */
+    char jobid[64];
+    unsigned char secret[TERN_AUTH_SECRET_LEN];
+    char secret_hex[TERN_AUTH_SECRET_HEX];
+    char kvs_addr[64];
+    char hostname[TERN_HOSTNAME_MAX];
+    int epfd;
+    struct tern_ev sig_ev;   /* signalfd */
+    struct tern_ev stdin_ev; /* mpirun's stdin, while forwarded */
+    int stdin_pipe;          /* Write end of rank 0's stdin, or -1. */
+    char *stdin_buf;         /* Bytes read from stdin not yet written. */
+    size_t stdin_len;
+    struct tern_kvs *kvs;
+    int ending;              /* A failure or signal started the teardown. */
+    int exit_code;
+    int kill_stage;          /* 0 none, 1 SIGTERM/SIGINT sent, 2 SIGKILL sent. */
+    long long timeout_at;    /* --timeout deadline, or 0. */
+    long long kill_at;       /* When to send SIGKILL, or 0. */
+    long long drain_at;      /* Give up waiting for pipe EOF, or 0. */
+    long grace_ms;
+};
+
+/* ---- msg.c ---- */
+/* Prints "mpirun: <message>" as one line on stderr. */
+void tern_mpirun_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void tern_mpirun_vmsg(const char *fmt, va_list ap);
+
+/* Starts the teardown with this exit code and one-line reason (NULL for
+ * none); a no-op after the first call. */
+void tern_job_fail(struct tern_job *job, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Called when a rank's process has been reaped. */
+void tern_job_rank_exited(struct tern_job *job, struct tern_rank *r, int status);
+/* Fails the job if a fence can never complete because a rank is gone. */
+void tern_job_check_fence(struct tern_job *job);
+int tern_job_run(struct tern_job *job);
+
+/* ---- launch_local.c ---- */
+int tern_launch_local(struct tern_job *job);
+/* Sends sig to the process groups of all running ranks. */
+void tern_launch_signal(struct tern_job *job, int sig);
+/* Reaps exited children and reports them to the job. */
+void tern_launch_reap(struct tern_job *job);
+
+/* ---- iof.c ---- */
+/* Registers a rank's stdout/stderr pipes (read ends, nonblocking). */
+int tern_iof_add_rank(struct tern_job *job, struct tern_rank *r, int out, int err);
+/* 1 if rank 0 should inherit mpirun's stdin directly (a regular file or a
+ * non-terminal device), 0 if it needs a forwarding pipe, -1 if stdin is
+ * closed. */
+int tern_iof_stdin_inherit(void);
+/* Starts forwarding mpirun's stdin to fd (rank 0's stdin pipe). */
+int tern_iof_stdin(struct tern_job *job, int fd);
+/* Flushes partial lines and closes every stream (at exit). */
+void tern_iof_finish(struct tern_job *job);
+
+/* ---- kvs.c ---- */
+/* Listens on 127.0.0.1 and writes "host:port" into job->kvs_addr. */
+int tern_kvs_start(struct tern_job *job);
+/* Processes whatever the rank's connection has buffered (before judging
+ * its exit). */
+void tern_kvs_drain_rank(struct tern_job *job, int rank);
+/* Earliest handshake deadline, or 0. Drops connections past it. */
+long long tern_kvs_deadline(struct tern_job *job, long long now);
+void tern_kvs_stop(struct tern_job *job);
+
+#endif

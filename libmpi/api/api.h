@@ -1,0 +1,54 @@
+/*
+ * Helpers of the API layer: argument checks and error reporting.
+ *
+ * Every MPI_X in libmpi/api/ checks its arguments with the tern_check_*
+ * functions, which return 0 or a TERN_E* code and leave a description of
+ * the bad argument ("invalid count -1") for the message. On any error the
+ * function returns tern_api_error(comm, "MPI_X", code), which applies the
+ * communicator's error handler: print one line and abort the job
+ * (MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT), call the user's handler, or just
+ * return the error class (MPI_ERRORS_RETURN).
+ */
+#ifndef TERN_API_API_H
+#define TERN_API_API_H
+
+#include <stddef.h>
+
+#include <mpi.h>
+
+#include "libmpi/core/comm.h"
+#include "libmpi/core/datatype.h"
+#include "libmpi/core/request.h"
+
+/* Records what was wrong, for the next tern_api_error(). */
+void tern_api_detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Applies comm's error handler (MPI_COMM_SELF's when comm is NULL) to an
+ * error in function `fn`; returns the MPI error class to give the user. */
+int tern_api_error(struct tern_comm *comm, const char *fn, int code);
+
+/* Prints one line and ends the whole job; used by the fatal handlers. */
+void tern_api_die(const char *fn, int mpi_class, const char *what)
+    __attribute__((noreturn));
+
+/* For functions declared by mpi.h that Tern does not implement yet. */
+int tern_api_unsupported(const char *fn);
+
+/* Argument checks. */
+int tern_check_init(void);
+int tern_check_comm(MPI_Comm h, struct tern_comm **out);
+int tern_check_count(MPI_Count count);
+int tern_check_type(MPI_Datatype h, const struct tern_dtype **out);
+int tern_check_buf(const void *buf, MPI_Count count);
+int tern_check_dest(const struct tern_comm *c, int rank);
+int tern_check_source(const struct tern_comm *c, int rank);
+int tern_check_send_tag(int tag);
+int tern_check_recv_tag(int tag);
+int tern_check_ptr(const void *p, const char *name);
+
+/* The usual checks of a send or receive call, in the standard's order. */
+int tern_check_xfer(const void *buf, MPI_Count count, MPI_Datatype type,
+                    int rank, int tag, MPI_Comm comm, int is_send,
+                    struct tern_comm **c, const struct tern_dtype **dt);
+
+#endif

@@ -1,0 +1,362 @@
+/*
+ * Completion: the Wait and Test families, Request_free, Request_get_status,
+ * Cancel and Test_cancelled.
+ *
+ * All of them convert the handles first (an invalid handle is an error
+ * before anything completes), then drive progress until their condition
+ * holds. Completing a request fills the status, frees the request and sets
+ * the handle to MPI_REQUEST_NULL.
+ */
+#include <stddef.h>
+
+#include "libmpi/api/api.h"
+#include "libmpi/p2p/p2p.h"
+#include "tern/err.h"
+
+static void empty_status(MPI_Status *st)
+{
+    tern_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0);
+}
+
+/* Converts every handle of an array; NULL handles are allowed. */
+static int check_requests(int count, const MPI_Request reqs[])
+{
+    int rc = tern_check_count(count);
+    if (!rc && count > 0)
+        rc = tern_check_ptr(reqs, "array_of_requests");
+    for (int i = 0; !rc && i < count; i++) {
+        if (reqs[i] != MPI_REQUEST_NULL && !tern_request_get(reqs[i])) {
+            tern_api_detail("invalid request at index %d of array_of_requests", i);
+            rc = TERN_EREQUEST;
+        }
+    }
+    return rc;
+}
+
+/* Completes the done request behind *h: status, free, handle to NULL.
+ * Returns the operation's error code (0 if it succeeded). */
+static int retire(MPI_Request *h, MPI_Status *st, struct tern_comm **comm)
+{
+    struct tern_request *r = tern_request_get(*h);
+    tern_request_status(r, st);
+    int err = r->error;
+    if (comm)
+        *comm = r->comm;
+    tern_request_free(r);
+    *h = MPI_REQUEST_NULL;
+    return err;
+}
+
+static int is_done(MPI_Request h)
+{
+    return h == MPI_REQUEST_NULL || tern_request_get(h)->done;
+}
+
+#pragma weak MPI_Wait = PMPI_Wait
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    int rc = tern_check_init();
+    if (!rc)
+        rc = tern_check_ptr(request, "request");
+    if (!rc)
+        rc = check_requests(1, request);
+    if (rc)
+        return tern_api_error(NULL, "MPI_Wait", rc);
+    if (*request == MPI_REQUEST_NULL) {
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    tern_p2p_wait(tern_request_get(*request));
+    struct tern_comm *c;
+    rc = retire(request, status, &c);
+    return rc ? tern_api_error(c, "MPI_Wait", rc) : MPI_SUCCESS;
+}
+
+#pragma weak MPI_Test = PMPI_Test
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    int rc = tern_check_init();
+    if (!rc)
+        rc = tern_check_ptr(request, "request");
+    if (!rc)
+        rc = tern_check_ptr(flag, "flag");
+    if (!rc)
+        rc = check_requests(1, request);
+    if (rc)
+        return tern_api_error(NULL, "MPI_Test", rc);
+    if (*request == MPI_REQUEST_NULL) {
+        *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    if (!is_done(*request))
+        tern_progress();
+    *flag = is_done(*request);
+    if (!*flag)
+        return MPI_SUCCESS;
+    struct tern_comm *c;
+    rc = retire(request, status, &c);
+    return rc ? tern_api_error(c, "MPI_Test", rc) : MPI_SUCCESS;
+}
+
+/* Retires every done request of the array into its status slot; returns
+ * TERN_EINSTATUS if any failed (statuses then carry each one's class). */
+static int retire_all(int count, MPI_Request reqs[], MPI_Status sts[], struct tern_comm **c)
+{
+    int failed = 0;
+    for (int i = 0; i < count; i++) {
+        MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[i];
+        if (reqs[i] == MPI_REQUEST_NULL) {
+            empty_status(st);
+            continue;
+        }
+        if (retire(&reqs[i], st, c))
+            failed = 1;
+    }
+    return failed ? TERN_EINSTATUS : 0;
+}
+
+#pragma weak MPI_Waitall = PMPI_Waitall
+int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+{
+    int rc = tern_check_init();
+    if (!rc)
+        rc = check_requests(count, array_of_requests);
+    if (rc)
+        return tern_api_error(NULL, "MPI_Waitall", rc);
+    for (int i = 0; i < count; i++)
+        if (array_of_requests[i] != MPI_REQUEST_NULL)
+            tern_p2p_wait(tern_request_get(array_of_requests[i]));
+    struct tern_comm *c = NULL;
+    rc = retire_all(count, array_of_requests, array_of_statuses, &c);
+    return rc ? tern_api_error(c, "MPI_Waitall", rc) : MPI_SUCCESS;
+}
+
+#pragma weak MPI_Testall = PMPI_Testall
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
+{
+    int rc = tern_check_init();
+    if (!rc)
+        rc = tern_check_ptr(flag, "flag");
+    if (!rc)
+        rc = check_requests(count, array_of_requests);
+    if (rc)
+        return tern_api_error(NULL, "MPI_Testall", rc);
+    tern_progress();
+    *flag = 1;
+    for (int i = 0; i < count && *flag; i++)
+        *flag = is_done(array_of_requests[i]);
+    if (!*flag)
+        return MPI_SUCCESS;
+    struct tern_comm *c = NULL;
+    rc = retire_all(count, array_of_requests, array_of_statuses, &c);
+    return rc ? tern_api_error(c, "MPI_Testall", rc) : MPI_SUCCESS;
+}
+
+/* Index of the first done non-null request, MPI_UNDEFINED if all are null,
+ * or -1 if some are active but none is done. */
+static int first_done(int count, const MPI_Request reqs[])
+{
+    int active = 0;
+    for (int i = 0; i < count; i++) {
+        if (reqs[i] == MPI_REQUEST_NULL)
+            continue;
+        if (tern_request_get(reqs[i])->done)
+            return i;
+        active = 1;
+    }
+    return active ? -1 : MPI_UNDEFINED;
+}
+
+struct req_array {
+    int count;
+    MPI_Request *reqs;
+};
+
+static int some_done(void *arg)
+{
+    struct req_array *a = arg;
+    return first_done(a->count, a->reqs) != -1;
+}
+
+static int any(const char *fn, int count, MPI_Request reqs[], int *index,
+               int *flag, MPI_Status *st)
+{
+    int rc = tern_check_init();
+    if (!rc)
+        rc = tern_check_ptr(index, "index");
+    if (!rc)
+        rc = check_requests(count, reqs);
+    if (rc)
+        return tern_api_error(NULL, fn, rc);
+    int i = first_done(count, reqs);
+    if (i == -1) {
+        tern_progress();
+        i = first_done(count, reqs);
+    }
+    if (i == -1 && !flag) {
+        struct req_array a = { count, reqs };
+        tern_p2p_wait_until(some_done, &a);
+        i = first_done(count, reqs);
+    }
+    if (flag)
+        *flag = i != -1;
+    if (i == -1) {
+        *index = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    *index = i;
+    if (i == MPI_UNDEFINED) {
+        empty_status(st);
+        return MPI_SUCCESS;
+    }
+    struct tern_comm *c;
+    rc = retire(&reqs[i], st, &c);
+    return rc ? tern_api_error(c, fn, rc) : MPI_SUCCESS;
+}
+
+#pragma weak MPI_Waitany = PMPI_Waitany
+int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
+{
+    return any("MPI_Waitany", count, array_of_requests, index, NULL, status);
+}
+
+#pragma weak MPI_Testany = PMPI_Testany
+int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
+{
+    if (!flag)
+        return tern_api_error(NULL, "MPI_Testany", tern_check_ptr(flag, "flag"));
+    return any("MPI_Testany", count, array_of_requests, index, flag, status);
+}
+
+/* Retires every done request into the next output slot; returns the number
+ * retired, MPI_UNDEFINED when all are null, and TERN_EINSTATUS in *err if
+ * one failed. */
+static int retire_some(int count, MPI_Request reqs[], int indices[],
+                       MPI_Status sts[], int *err, struct tern_comm **c)
+{
+    int n = 0, active = 0;
+    for (int i = 0; i < count; i++) {
+        if (reqs[i] == MPI_REQUEST_NULL)
+            continue;
+        active = 1;
+        if (!tern_request_get(reqs[i])->done)
+            continue;
+        MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[n];
+        if (retire(&reqs[i], st, c))
+            *err = TERN_EINSTATUS;
+        indices[n++] = i;
+    }
+    return active ? n : MPI_UNDEFINED;
+}
+
+static int some(const char *fn, int incount, MPI_Request reqs[], int *outcount,
+                int indices[], MPI_Status sts[], int blocking)
+{
+    int rc = tern_check_init();
+    if (!rc)
+        rc = tern_check_ptr(outcount, "outcount");
+    if (!rc)
+        rc = check_requests(incount, reqs);
+    if (!rc && incount > 0)
+        rc = tern_check_ptr(indices, "array_of_indices");
+    if (rc)
+        return tern_api_error(NULL, fn, rc);
+    tern_progress();
+    if (blocking && first_done(incount, reqs) == -1) {
+        struct req_array a = { incount, reqs };
+        tern_p2p_wait_until(some_done, &a);
+    }
+    struct tern_comm *c = NULL;
+    int err = 0;
+    *outcount = retire_some(incount, reqs, indices, sts, &err, &c);
+    return err ? tern_api_error(c, fn, err) : MPI_SUCCESS;
+}
+
+#pragma weak MPI_Waitsome = PMPI_Waitsome
+int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    return some("MPI_Waitsome", incount, array_of_requests, outcount, array_of_indices, array_of_statuses, 1);
+}
+
+#pragma weak MPI_Testsome = PMPI_Testsome
+int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    return some("MPI_Testsome", incount, array_of_requests, outcount, array_of_indices, array_of_statuses, 0);
+}
+
+#pragma weak MPI_Request_free = PMPI_Request_free
+int PMPI_Request_free(MPI_Request *request)
+{
+    int rc = tern_check_init();
+    if (!rc)
+        rc = tern_check_ptr(request, "request");
+    struct tern_request *r = rc ? NULL : tern_request_get(*request);
+    if (!rc && !r) {
+        tern_api_detail("invalid request (MPI_REQUEST_NULL or not a request)");
+        rc = TERN_EREQUEST;
+    }
+    if (rc)
+        return tern_api_error(NULL, "MPI_Request_free", rc);
+    if (r->done)
+        tern_request_free(r);
+    else
+        r->user_freed = 1; /* The p2p core frees it when it completes. */
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Request_get_status = PMPI_Request_get_status
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    int rc = tern_check_init();
+    if (!rc)
+        rc = tern_check_ptr(flag, "flag");
+    if (!rc)
+        rc = check_requests(1, &request);
+    if (rc)
+        return tern_api_error(NULL, "MPI_Request_get_status", rc);
+    if (request == MPI_REQUEST_NULL) {
+        *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    struct tern_request *r = tern_request_get(request);
+    if (!r->done)
+        tern_progress();
+    *flag = r->done;
+    if (*flag)
+        tern_request_status(r, status);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Cancel = PMPI_Cancel
+int PMPI_Cancel(MPI_Request *request)
+{
+    int rc = tern_check_init();
+    if (!rc)
+        rc = tern_check_ptr(request, "request");
+    struct tern_request *r = rc ? NULL : tern_request_get(*request);
+    if (!rc && !r) {
+        tern_api_detail("invalid request (MPI_REQUEST_NULL or not a request)");
+        rc = TERN_EREQUEST;
+    }
+    if (rc)
+        return tern_api_error(NULL, "MPI_Cancel", rc);
+    /* Sends are not cancelled: they complete normally, as the standard
+     * allows, and MPI_Test_cancelled then reports false. */
+    tern_p2p_cancel(r);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    int rc = tern_check_ptr(status, "status");
+    if (!rc)
+        rc = tern_check_ptr(flag, "flag");
+    if (rc)
+        return tern_api_error(NULL, "MPI_Test_cancelled", rc);
+    *flag = tern_status_cancelled(status);
+    return MPI_SUCCESS;
+}

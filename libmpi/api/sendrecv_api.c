@@ -1,0 +1,77 @@
+/*
+ * MPI_Sendrecv and MPI_Sendrecv_replace: a receive and a send started
+ * together, so two ranks exchanging with each other never deadlock.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "libmpi/api/api.h"
+#include "libmpi/p2p/p2p.h"
+#include "tern/err.h"
+
+/* Starts both halves, waits for both, and frees both requests. */
+static int exchange(struct tern_comm *c, const void *sbuf, size_t scount,
+                    const struct tern_dtype *sdt, int dest, int stag,
+                    void *rbuf, size_t rcount, const struct tern_dtype *rdt,
+                    int source, int rtag, MPI_Status *status)
+{
+    struct tern_request *rr, *sr;
+    int rc = tern_p2p_irecv(rbuf, rcount, rdt, source, rtag, c, c->ctx, &rr);
+    if (rc)
+        return rc;
+    rc = tern_p2p_isend(sbuf, scount, sdt, dest, stag, c, c->ctx, TERN_SEND_STANDARD, &sr);
+    if (rc) {
+        tern_p2p_cancel(rr);
+        tern_p2p_wait(rr);
+        tern_request_free(rr);
+        return rc;
+    }
+    tern_p2p_wait(sr);
+    tern_p2p_wait(rr);
+    tern_request_status(rr, status);
+    rc = sr->error ? sr->error : rr->error;
+    tern_request_free(sr);
+    tern_request_free(rr);
+    return rc;
+}
+
+#pragma weak MPI_Sendrecv = PMPI_Sendrecv
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    struct tern_comm *c = NULL;
+    const struct tern_dtype *sdt, *rdt;
+    int rc = tern_check_init();
+    if (!rc)
+        rc = tern_check_xfer(sendbuf, sendcount, sendtype, dest, sendtag, comm, 1, &c, &sdt);
+    if (!rc)
+        rc = tern_check_xfer(recvbuf, recvcount, recvtype, source, recvtag, comm, 0, &c, &rdt);
+    if (!rc)
+        rc = exchange(c, sendbuf, (size_t)sendcount, sdt, dest, sendtag,
+                      recvbuf, (size_t)recvcount, rdt, source, recvtag, status);
+    return rc ? tern_api_error(c, "MPI_Sendrecv", rc) : MPI_SUCCESS;
+}
+
+#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    struct tern_comm *c = NULL;
+    const struct tern_dtype *dt;
+    int rc = tern_check_init();
+    if (!rc)
+        rc = tern_check_xfer(buf, count, datatype, dest, sendtag, comm, 1, &c, &dt);
+    if (!rc)
+        rc = tern_check_xfer(buf, count, datatype, source, recvtag, comm, 0, &c, &dt);
+    /* The outgoing data is copied first, so the receive can land in buf. */
+    size_t bytes = (size_t)(count > 0 ? count : 0) * (dt ? dt->extent : 0);
+    void *copy = NULL;
+    if (!rc && bytes && !(copy = malloc(bytes)))
+        rc = TERN_ENOMEM;
+    if (!rc) {
+        if (copy)
+            memcpy(copy, buf, bytes);
+        rc = exchange(c, copy, (size_t)count, dt, dest, sendtag,
+                      buf, (size_t)count, dt, source, recvtag, status);
+    }
+    free(copy);
+    return rc ? tern_api_error(c, "MPI_Sendrecv_replace", rc) : MPI_SUCCESS;
+}

@@ -1,0 +1,80 @@
+/*
+ * Requests: one object per nonblocking operation, also used internally by
+ * the blocking calls. The p2p core fills and completes them; the API layer
+ * waits on `done` and turns them into statuses.
+ *
+ * Lifecycle: tern_request_alloc() -> posted/queued by p2p -> done = 1 ->
+ * the user's Wait/Test (or Request_free) -> tern_request_free(). A request
+ * freed by the user before completion is released by p2p when it completes.
+ * Requests come from a free list, so the fast path does not call malloc.
+ */
+#ifndef TERN_CORE_REQUEST_H
+#define TERN_CORE_REQUEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mpi.h>
+
+struct tern_comm;
+struct tern_dtype;
+
+enum tern_req_kind {
+    TERN_REQ_SEND = 1,
+    TERN_REQ_RECV,
+    TERN_REQ_NULLPROC   /* Operation on MPI_PROC_NULL: complete at once. */
+};
+
+struct tern_request {
+    uint32_t magic;
+    uint8_t kind;
+    volatile uint8_t done;  /* Set once, when the operation completed. */
+    uint8_t cancelled;      /* A cancelled receive. */
+    uint8_t user_freed;     /* MPI_Request_free before completion. */
+    uint8_t sync;           /* Synchronous send: completes on match. */
+    uint8_t state;          /* Protocol state, owned by p2p. */
+    int error;              /* TERN_E* for status.MPI_ERROR, 0 if none. */
+    struct tern_comm *comm;
+
+    /* Envelope. Send: dest comm rank and world rank. Recv: the source
+     * pattern (rank or MPI_ANY_SOURCE) and, once matched, the sender. */
+    int rank;
+    int peer;
+    int tag;
+    uint32_t ctx;
+
+    /* The contiguous bytes moved: the user's buffer, or `tmp`. For a send
+     * `len` is the message length; for a receive, the capacity. */
+    void *buf;
+    size_t len;
+    size_t offset;       /* Bytes moved so far by a pipelined transfer. */
+    void *tmp;           /* Packed copy of non-contiguous data, owned. */
+    void *user_buf;      /* Where a receive's packed data is unpacked. */
+    const struct tern_dtype *dtype;
+
+    /* Status of a completed receive. */
+    int st_source;
+    int st_tag;
+    size_t st_bytes;
+
+    uint64_t peer_req;   /* The other side's request, in rendezvous. */
+    size_t bsend_bytes;  /* Attached-buffer space a Bsend holds. */
+    struct tern_request *next;
+};
+
+struct tern_request *tern_request_alloc(int kind);
+void tern_request_free(struct tern_request *r);
+
+/* The request behind a handle, or NULL if it is not a valid active one. */
+struct tern_request *tern_request_get(MPI_Request h);
+
+/* Fills a status from a completed request (st may be MPI_STATUS_IGNORE). */
+void tern_request_status(const struct tern_request *r, MPI_Status *st);
+
+/* Status words beyond the standard's three public fields. */
+void tern_status_set(MPI_Status *st, int source, int tag, int error,
+                     size_t bytes, int cancelled);
+size_t tern_status_bytes(const MPI_Status *st);
+int tern_status_cancelled(const MPI_Status *st);
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * The point-to-point core, as the API layer sees it.
+ *
+ * All calls take already-checked arguments (libmpi/api/ checks them) and
+ * return 0 or a negative TERN_E* code. Nonblocking calls hand back a
+ * request that completes through tern_progress(); the blocking MPI calls
+ * are a nonblocking call plus tern_p2p_wait().
+ *
+ * Protocols (see libmpi/p2p/packet.h): a message that fits the peer
+ * transport's packet goes EAGER; a larger one sends an RTS, and the receiver
+ * either reads it in one copy (single-copy transports) and answers FIN, or
+ * answers CTS and the sender pipelines DATA chunks. TERN_EAGER_MAX caps the
+ * eager size below the transport's packet size.
+ */
+#ifndef TERN_P2P_P2P_H
+#define TERN_P2P_P2P_H
+
+#include <stddef.h>
+
+#include <mpi.h>
+
+#include "libmpi/core/request.h"
+#include "libmpi/p2p/match.h"
+#include "tern/boot.h"
+
+struct tern_comm;
+struct tern_dtype;
+
+enum tern_send_mode {
+    TERN_SEND_STANDARD,
+    TERN_SEND_SYNC,
+    TERN_SEND_READY
+};
+
+/* Reads the p2p tunables (also for tern-info). */
+void tern_p2p_read_tunables(int oversubscribed);
+
+/* Transport setup and teardown, with the job-wide fences between phases. */
+int tern_p2p_init(const struct tern_boot_info *boot);
+int tern_p2p_finalize(void);
+
+/* `ctx` is the communicator's point-to-point context (comm->ctx) for user
+ * traffic, or its collective context (comm->ctx + 1) for collectives. */
+int tern_p2p_isend(const void *buf, size_t count, const struct tern_dtype *dt,
+                   int dest, int tag, struct tern_comm *comm, uint32_t ctx,
+                   int mode, struct tern_request **out);
+int tern_p2p_irecv(void *buf, size_t count, const struct tern_dtype *dt,
+                   int src, int tag, struct tern_comm *comm, uint32_t ctx,
+                   struct tern_request **out);
+
+/* Probe: *flag = 1 and the status filled if a message fits. With `msg`
+ * non-NULL (Mprobe) the message leaves the queue and is returned. */
+int tern_p2p_iprobe(int src, int tag, struct tern_comm *comm, int *flag,
+                    MPI_Status *st, struct tern_unexp **msg);
+/* Receives a message taken by Mprobe (msg NULL: from MPI_PROC_NULL). */
+int tern_p2p_imrecv(void *buf, size_t count, const struct tern_dtype *dt,
+                    struct tern_unexp *msg, struct tern_request **out);
+
+/* Cancels a receive that has not matched yet; no effect otherwise. */
+void tern_p2p_cancel(struct tern_request *r);
+
+/* Drives all transports once; returns the number of events. */
+int tern_progress(void);
+
+/* Drives progress, with the adaptive poll/yield/block policy, until
+ * cond(arg) is true. */
+void tern_p2p_wait_until(int (*cond)(void *), void *arg);
+
+/* Blocks until r is done. */
+void tern_p2p_wait(struct tern_request *r);
+
+#endif

@@ -1,0 +1,46 @@
+/*
+ * The p2p wire header, the same on every transport. Every packet starts
+ * with it; EAGER and DATA packets carry payload after it.
+ *
+ *   EAGER  whole message: envelope + payload. flags SYNC asks for an ACK.
+ *   RTS    request to send `len` bytes: envelope, the sender's request, and
+ *          `aux` = the sender's buffer address when a single-copy read is
+ *          possible (0 otherwise).
+ *   CTS    receiver matched an RTS and wants the bytes pipelined: `sreq` is
+ *          the sender's request, `aux` the receiver's.
+ *   DATA   a chunk of a pipelined message; `aux` is the receiver's request;
+ *          chunks arrive in order.
+ *   FIN    receiver finished a single-copy read: `sreq` may complete.
+ *   ACK    a synchronous eager send was matched: `sreq` may complete.
+ *
+ * Request ids are the requests' addresses; they never leave the job.
+ */
+#ifndef TERN_P2P_PACKET_H
+#define TERN_P2P_PACKET_H
+
+#include <stdint.h>
+
+enum tern_pkt_type {
+    TERN_PKT_EAGER = 1,
+    TERN_PKT_RTS,
+    TERN_PKT_CTS,
+    TERN_PKT_DATA,
+    TERN_PKT_FIN,
+    TERN_PKT_ACK
+};
+
+#define TERN_PKT_SYNC 0x1
+
+struct tern_pkt {
+    uint8_t type;
+    uint8_t flags;
+    uint16_t reserved;
+    int32_t tag;
+    int32_t src;      /* Sender's rank in the communicator. */
+    uint32_t ctx;     /* Context id of the communicator. */
+    uint64_t len;     /* Message length in bytes. */
+    uint64_t sreq;    /* Sender's request. */
+    uint64_t aux;     /* Meaning depends on type, see above. */
+};
+
+#endif

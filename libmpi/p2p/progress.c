@@ -1,0 +1,208 @@
+/*
+ * The progress engine and the transports' lifecycle.
+ *
+ * tern_progress() polls every transport that serves a peer, then retries the
+ * outgoing work that transports refused earlier. Every blocking call and
+ * every MPI_Test* goes through it; there is no progress thread.
+ *
+ * Waiting adapts (TERN_WAIT=auto): poll for a while, then sched_yield so
+ * other ranks on an oversubscribed host can run, then block in the
+ * transport (futex for shm) with a timeout. When this host has more ranks
+ * than cores the poll phase is skipped: spinning there only steals the core
+ * from the rank we are waiting for.
+ */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libmpi/p2p/p2p.h"
+#include "libmpi/p2p/peer.h"
+#include "tern/err.h"
+#include "tern/log.h"
+#include "transports/registry.h"
+
+struct tern_p2p_state tern_p2p;
+
+enum wait_mode { WAIT_AUTO, WAIT_POLL, WAIT_YIELD, WAIT_BLOCK };
+
+static const struct tern_tp_ops *active[8];
+static int n_active;
+static const struct tern_tp_ops *blocker; /* The one that can sleep. */
+static enum wait_mode wait_mode;
+static long spin_polls, yield_ns;
+
+void tern_p2p_read_tunables(int oversubscribed)
+{
+    const char *m = tern_env_str("TERN_WAIT", "auto",
+        "How blocked calls wait: auto (poll, then yield, then sleep), poll, yield or block");
+    wait_mode = !strcmp(m, "poll") ? WAIT_POLL : !strcmp(m, "yield") ? WAIT_YIELD
+              : !strcmp(m, "block") ? WAIT_BLOCK : WAIT_AUTO;
+    spin_polls = tern_env_long("TERN_WAIT_SPIN", oversubscribed ? 0 : 20000,
+        "Polls before a waiting rank starts to yield (auto mode)");
+    yield_ns = tern_env_long("TERN_WAIT_YIELD_US", 2000,
+        "Microseconds a waiting rank yields before it sleeps (auto mode)") * 1000;
+}
+
+static int run_phase(int (*phase)(const struct tern_tp_ops *, const struct tern_boot_info *),
+                     const struct tern_boot_info *boot)
+{
+    const struct tern_tp_ops *const *list;
+    int n = tern_tp_list(&list);
+    for (int i = 0; i < n; i++) {
+        int rc = phase(list[i], boot);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int do_init(const struct tern_tp_ops *t, const struct tern_boot_info *b) { return t->init(b); }
+static int do_connect(const struct tern_tp_ops *t, const struct tern_boot_info *b) { (void)b; return t->connect(); }
+static int do_ready(const struct tern_tp_ops *t, const struct tern_boot_info *b) { (void)b; return t->ready(); }
+static int do_finalize(const struct tern_tp_ops *t, const struct tern_boot_info *b) { (void)b; return t->finalize(); }
+
+static void note_active(const struct tern_tp_ops *t)
+{
+    for (int i = 0; i < n_active; i++)
+        if (active[i] == t)
+            return;
+    active[n_active++] = t;
+}
+
+/* Picks each peer's transport and the limits the protocols use. */
+static int setup_peers(const struct tern_boot_info *boot)
+{
+    long eager_cap = tern_env_long("TERN_EAGER_MAX", 0,
+        "Largest message sent eagerly, in bytes (0: as large as the transport's packet)");
+    tern_p2p.npeers = boot->size;
+    tern_p2p.peers = calloc((size_t)boot->size, sizeof(struct tern_peer));
+    if (!tern_p2p.peers)
+        return TERN_ENOMEM;
+    for (int r = 0; r < boot->size; r++) {
+        struct tern_peer *p = &tern_p2p.peers[r];
+        p->tp = tern_tp_select(r);
+        if (!p->tp) {
+            tern_log("no transport reaches rank %d (TERN_TRANSPORTS allows too few?)", r);
+            return TERN_ENOTSUP;
+        }
+        struct tern_tp_caps caps;
+        p->tp->caps(r, &caps);
+        p->chunk_max = caps.max_packet - sizeof(struct tern_pkt);
+        p->eager_max = p->chunk_max;
+        if (eager_cap > 0 && (size_t)eager_cap < p->eager_max)
+            p->eager_max = (size_t)eager_cap;
+        p->single_copy = caps.single_copy;
+        note_active(p->tp);
+        TERN_LOG(2, "rank %d: transport %s, eager up to %zu bytes, %s", r, p->tp->name,
+                 p->eager_max, p->single_copy ? "single-copy" : "pipelined");
+    }
+    /* A wait can sleep in a transport only when that transport is the one
+     * source of packets besides self (which never has to be waited for). */
+    blocker = NULL;
+    int others = 0;
+    for (int i = 0; i < n_active; i++) {
+        if (active[i] == &tern_self_ops)
+            continue;
+        if (active[i]->block && !blocker)
+            blocker = active[i];
+        else
+            others++;
+    }
+    if (others)
+        blocker = NULL;
+    return 0;
+}
+
+int tern_p2p_init(const struct tern_boot_info *boot)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    tern_p2p_read_tunables(ncpu > 0 && boot->local_size > ncpu);
+    int rc = run_phase(do_init, boot);
+    if (!rc)
+        rc = tern_boot_fence();
+    if (!rc)
+        rc = run_phase(do_connect, boot);
+    if (!rc)
+        rc = tern_boot_fence();
+    if (!rc)
+        rc = run_phase(do_ready, boot);
+    if (!rc)
+        rc = setup_peers(boot);
+    return rc;
+}
+
+int tern_p2p_finalize(void)
+{
+    /* Finish what this rank still owes others (queued packets, sends the
+     * user freed) before the job-wide fence, then release the transports. */
+    while (tern_p2p.pending || tern_p2p.active_sends)
+        if (tern_progress() == 0)
+            sched_yield();
+    int rc = tern_boot_fence();
+    int rc2 = run_phase(do_finalize, NULL);
+    free(tern_p2p.peers);
+    memset(&tern_p2p, 0, sizeof(tern_p2p));
+    n_active = 0;
+    return rc ? rc : rc2;
+}
+
+int tern_progress(void)
+{
+    int n = 0;
+    for (int i = 0; i < n_active; i++) {
+        int rc = active[i]->progress();
+        if (rc > 0)
+            n += rc;
+    }
+    if (tern_p2p.pending)
+        n += tern_p2p_flush();
+    return n;
+}
+
+static long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+/* One step of waiting after `idle` fruitless polls since `since`. */
+static void back_off(long idle, long since)
+{
+    if (wait_mode == WAIT_POLL || (wait_mode == WAIT_AUTO && idle < spin_polls))
+        return;
+    int may_block = blocker && !tern_p2p.pending;
+    if (wait_mode == WAIT_YIELD || !may_block ||
+        (wait_mode == WAIT_AUTO && now_ns() - since < yield_ns)) {
+        sched_yield();
+        return;
+    }
+    blocker->block(100);
+}
+
+void tern_p2p_wait_until(int (*cond)(void *), void *arg)
+{
+    long idle = 0, since = 0;
+    while (!cond(arg)) {
+        if (tern_progress() > 0) {
+            idle = 0;
+            continue;
+        }
+        if (idle++ == spin_polls)
+            since = now_ns();
+        back_off(idle, since);
+    }
+}
+
+static int request_done(void *r)
+{
+    return ((struct tern_request *)r)->done;
+}
+
+void tern_p2p_wait(struct tern_request *r)
+{
+    if (!r->done)
+        tern_p2p_wait_until(request_done, r);
+}

@@ -1,0 +1,276 @@
+/*
+ * The receiving side: packets arriving from the transports, matching them
+ * against posted receives, and the receiver's half of each protocol.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "libmpi/core/comm.h"
+#include "libmpi/core/datatype.h"
+#include "libmpi/core/object.h"
+#include "libmpi/p2p/p2p.h"
+#include "libmpi/p2p/peer.h"
+#include "tern/err.h"
+#include "tern/log.h"
+#include "tern/p2p.h"
+
+enum recv_state {
+    RECV_POSTED = 1,  /* In the posted queue. */
+    RECV_DATA         /* Matched an RTS; DATA chunks arriving. */
+};
+
+static void finish_recv(struct tern_request *r)
+{
+    if (r->user_buf)
+        tern_dtype_unpack(r->dtype, r->buf, r->st_bytes, r->user_buf);
+    r->done = 1;
+    if (r->user_freed)
+        tern_request_free(r);
+}
+
+/* Records the envelope of the matched message; returns the bytes that fit. */
+static size_t accept(struct tern_request *r, int peer, int src, int tag, size_t len)
+{
+    r->peer = peer;
+    r->st_source = src;
+    r->st_tag = tag;
+    r->offset = 0;
+    size_t n = len;
+    if (len > r->len) {
+        r->error = TERN_ETRUNCATE;
+        n = r->len;
+    }
+    r->st_bytes = n;
+    return n;
+}
+
+static void send_reply(int peer, int type, uint64_t sreq, uint64_t aux)
+{
+    struct tern_pkt pkt;
+    memset(&pkt, 0, sizeof(pkt));
+    pkt.type = (uint8_t)type;
+    pkt.sreq = sreq;
+    pkt.aux = aux;
+    tern_p2p_send_ctl(peer, &pkt);
+}
+
+static void deliver_eager(struct tern_request *r, int peer, const struct tern_pkt *h,
+                          const void *payload)
+{
+    size_t n = accept(r, peer, h->src, h->tag, h->len);
+    if (n)
+        memcpy(r->buf, payload, n);
+    if (h->flags & TERN_PKT_SYNC)
+        send_reply(peer, TERN_PKT_ACK, h->sreq, 0);
+    finish_recv(r);
+}
+
+/* The receiver's half of rendezvous: read in one copy when the sender
+ * offered its address and the transport can, else ask for DATA chunks. */
+static void start_rndv(struct tern_request *r, int peer, int src, int tag,
+                       size_t len, uint64_t sreq, uint64_t addr)
+{
+    size_t n = accept(r, peer, src, tag, len);
+    struct tern_peer *p = &tern_p2p.peers[peer];
+    if (addr && p->single_copy && p->tp->get_bulk) {
+        int rc = p->tp->get_bulk(peer, r->buf, addr, n);
+        if (rc) {
+            TERN_LOG(1, "single-copy read from rank %d failed: %s", peer,
+                     tern_err_message(rc));
+            r->error = rc;
+        }
+        send_reply(peer, TERN_PKT_FIN, sreq, 0);
+        finish_recv(r);
+        return;
+    }
+    r->state = RECV_DATA;
+    r->peer_req = len; /* Total bytes to expect, truncated or not. */
+    send_reply(peer, TERN_PKT_CTS, sreq, (uint64_t)(uintptr_t)r);
+}
+
+static void on_data(const struct tern_pkt *h, const void *payload, size_t n)
+{
+    struct tern_request *r = (struct tern_request *)(uintptr_t)h->aux;
+    if (r->offset < r->st_bytes) {
+        size_t room = r->st_bytes - r->offset;
+        memcpy((char *)r->buf + r->offset, payload, n < room ? n : room);
+    }
+    r->offset += n;
+    if (r->offset >= r->peer_req)
+        finish_recv(r);
+}
+
+static void on_message(int peer, const struct tern_pkt *h, const void *payload)
+{
+    struct tern_request *r = tern_match_posted(&tern_p2p.mq, h->ctx, h->src, h->tag);
+    if (r) {
+        if (h->type == TERN_PKT_EAGER)
+            deliver_eager(r, peer, h, payload);
+        else
+            start_rndv(r, peer, h->src, h->tag, h->len, h->sreq, h->aux);
+        return;
+    }
+    size_t keep = h->type == TERN_PKT_EAGER ? h->len : 0;
+    struct tern_unexp *u = malloc(sizeof(*u) + keep);
+    if (!u)
+        abort(); /* Dropping a message would break MPI's guarantees. */
+    u->magic = 0;
+    u->peer = peer;
+    u->src = h->src;
+    u->tag = h->tag;
+    u->ctx = h->ctx;
+    u->type = h->type;
+    u->flags = h->flags;
+    u->len = h->len;
+    u->sreq = h->sreq;
+    u->addr = h->aux;
+    if (keep)
+        memcpy(u->data, payload, keep);
+    tern_match_add_unexp(&tern_p2p.mq, u);
+}
+
+void tern_p2p_recv_packet(int src, const void *pkt, size_t len)
+{
+    const struct tern_pkt *h = pkt;
+    const void *payload = h + 1;
+    struct tern_request *sreq = (struct tern_request *)(uintptr_t)h->sreq;
+    switch (h->type) {
+    case TERN_PKT_EAGER:
+    case TERN_PKT_RTS:
+        on_message(src, h, payload);
+        break;
+    case TERN_PKT_DATA:
+        on_data(h, payload, len - sizeof(*h));
+        break;
+    case TERN_PKT_CTS:
+        sreq->peer_req = h->aux;
+        tern_p2p_start_stream(sreq);
+        break;
+    case TERN_PKT_FIN:
+    case TERN_PKT_ACK:
+        tern_p2p_send_done(sreq);
+        break;
+    default:
+        TERN_LOG(0, "dropping a packet of unknown type %d from rank %d", h->type, src);
+    }
+}
+
+void tern_p2p_deliver_unexp(struct tern_request *r, struct tern_unexp *u)
+{
+    if (u->type == TERN_PKT_EAGER) {
+        struct tern_pkt h = { .flags = u->flags, .tag = u->tag, .src = u->src,
+                              .len = u->len, .sreq = u->sreq };
+        deliver_eager(r, u->peer, &h, u->data);
+    } else {
+        start_rndv(r, u->peer, u->src, u->tag, u->len, u->sreq, u->addr);
+    }
+    u->magic = TERN_MAGIC_DEAD;
+    free(u);
+}
+
+/* Sets up the receive buffer: the user's, or a packed staging copy. */
+static int prepare_recv(struct tern_request *r, void *buf, size_t count,
+                        const struct tern_dtype *dt, struct tern_comm *comm)
+{
+    r->comm = comm;
+    r->len = count * dt->size;
+    r->dtype = dt;
+    if (tern_dtype_contig(dt, count)) {
+        r->buf = buf;
+        return 0;
+    }
+    r->tmp = malloc(r->len);
+    if (!r->tmp)
+        return TERN_ENOMEM;
+    r->buf = r->tmp;
+    r->user_buf = buf;
+    return 0;
+}
+
+static int null_request(struct tern_request **out)
+{
+    struct tern_request *r = tern_request_alloc(TERN_REQ_NULLPROC);
+    if (!r)
+        return TERN_ENOMEM;
+    r->done = 1;
+    *out = r;
+    return 0;
+}
+
+int tern_p2p_irecv(void *buf, size_t count, const struct tern_dtype *dt,
+                   int src, int tag, struct tern_comm *comm, uint32_t ctx,
+                   struct tern_request **out)
+{
+    if (src == MPI_PROC_NULL)
+        return null_request(out);
+    struct tern_request *r = tern_request_alloc(TERN_REQ_RECV);
+    if (!r)
+        return TERN_ENOMEM;
+    int rc = prepare_recv(r, buf, count, dt, comm);
+    if (rc) {
+        tern_request_free(r);
+        return rc;
+    }
+    r->ctx = ctx;
+    r->rank = src;
+    r->tag = tag;
+    *out = r;
+    struct tern_unexp *u = tern_match_unexp(&tern_p2p.mq, r->ctx, src, tag, 1);
+    if (u) {
+        tern_p2p_deliver_unexp(r, u);
+        return 0;
+    }
+    r->state = RECV_POSTED;
+    tern_match_post(&tern_p2p.mq, r);
+    return 0;
+}
+
+int tern_p2p_iprobe(int src, int tag, struct tern_comm *comm, int *flag,
+                    MPI_Status *st, struct tern_unexp **msg)
+{
+    tern_progress();
+    struct tern_unexp *u = tern_match_unexp(&tern_p2p.mq, comm->ctx, src, tag, msg != NULL);
+    *flag = u != NULL;
+    if (!u)
+        return 0;
+    tern_status_set(st, u->src, u->tag, MPI_SUCCESS, u->len, 0);
+    if (msg) {
+        u->magic = TERN_MAGIC_MESSAGE;
+        u->comm = comm;
+        *msg = u;
+    }
+    return 0;
+}
+
+int tern_p2p_imrecv(void *buf, size_t count, const struct tern_dtype *dt,
+                    struct tern_unexp *msg, struct tern_request **out)
+{
+    if (!msg)
+        return null_request(out);
+    struct tern_request *r = tern_request_alloc(TERN_REQ_RECV);
+    if (!r)
+        return TERN_ENOMEM;
+    int rc = prepare_recv(r, buf, count, dt, msg->comm);
+    if (rc) {
+        tern_request_free(r);
+        return rc;
+    }
+    r->ctx = msg->ctx;
+    r->rank = msg->src;
+    r->tag = msg->tag;
+    *out = r;
+    tern_p2p_deliver_unexp(r, msg);
+    return 0;
+}
+
+void tern_p2p_cancel(struct tern_request *r)
+{
+    if (r->kind != TERN_REQ_RECV || r->done || r->state != RECV_POSTED)
+        return;
+    if (tern_match_unpost(&tern_p2p.mq, r)) {
+        r->cancelled = 1;
+        r->st_source = MPI_ANY_SOURCE;
+        r->st_tag = MPI_ANY_TAG;
+        finish_recv(r);
+    }
+}

@@ -1,0 +1,249 @@
+/*
+ * The sending side: choosing a protocol, injecting packets into the peer's
+ * transport, and queuing what the transport cannot take yet.
+ *
+ * Cost: an eager message is one packet of header + payload (one copy in,
+ * one copy out on shm). A rendezvous message is RTS, then either one
+ * single-copy read by the receiver and a FIN back (2 packets + 1 copy), or
+ * CTS and ceil(len / chunk) DATA packets (2 copies per byte, pipelined).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "libmpi/core/comm.h"
+#include "libmpi/core/datatype.h"
+#include "libmpi/p2p/p2p.h"
+#include "libmpi/p2p/peer.h"
+#include "tern/err.h"
+
+enum send_state {
+    SEND_EAGER = 1,   /* Eager packet not injected yet. */
+    SEND_RTS,         /* RTS not injected yet. */
+    SEND_WAIT,        /* Waiting for ACK, CTS or FIN. */
+    SEND_STREAM       /* Injecting DATA chunks after a CTS. */
+};
+
+static void sendq_push(struct tern_peer *p, struct tern_request *r)
+{
+    if (!p->sendq_head && !p->ctl_head)
+        tern_p2p.pending++;
+    r->next = NULL;
+    if (p->sendq_tail)
+        p->sendq_tail->next = r;
+    else
+        p->sendq_head = r;
+    p->sendq_tail = r;
+}
+
+static void peer_maybe_idle(struct tern_peer *p)
+{
+    if (!p->sendq_head && !p->ctl_head)
+        tern_p2p.pending--;
+}
+
+void tern_p2p_send_done(struct tern_request *r)
+{
+    tern_p2p.active_sends--;
+    r->done = 1;
+    if (r->user_freed)
+        tern_request_free(r);
+}
+
+static void fill_envelope(struct tern_pkt *pkt, const struct tern_request *r,
+                          int type)
+{
+    memset(pkt, 0, sizeof(*pkt));
+    pkt->type = (uint8_t)type;
+    pkt->tag = r->tag;
+    pkt->src = r->comm->rank;
+    pkt->ctx = r->ctx;
+    pkt->len = r->len;
+    pkt->sreq = (uint64_t)(uintptr_t)r;
+}
+
+/* Injects the next packet(s) of r. Returns 1 when r no longer needs the
+ * send queue, 0 when the transport is full, or a negative code. */
+static int inject(struct tern_peer *p, struct tern_request *r)
+{
+    struct tern_pkt pkt;
+    int rc;
+    switch (r->state) {
+    case SEND_EAGER:
+        fill_envelope(&pkt, r, TERN_PKT_EAGER);
+        pkt.flags = r->sync ? TERN_PKT_SYNC : 0;
+        rc = p->tp->send(r->peer, &pkt, sizeof(pkt), r->buf, r->len);
+        if (rc)
+            return rc == TERN_EAGAIN ? 0 : rc;
+        if (r->sync)
+            r->state = SEND_WAIT;
+        else
+            tern_p2p_send_done(r);
+        return 1;
+    case SEND_RTS:
+        fill_envelope(&pkt, r, TERN_PKT_RTS);
+        pkt.aux = p->single_copy ? (uint64_t)(uintptr_t)r->buf : 0;
+        rc = p->tp->send(r->peer, &pkt, sizeof(pkt), NULL, 0);
+        if (rc)
+            return rc == TERN_EAGAIN ? 0 : rc;
+        r->state = SEND_WAIT;
+        return 1;
+    case SEND_STREAM:
+        fill_envelope(&pkt, r, TERN_PKT_DATA);
+        pkt.aux = r->peer_req;
+        while (r->offset < r->len) {
+            size_t n = r->len - r->offset;
+            if (n > p->chunk_max)
+                n = p->chunk_max;
+            rc = p->tp->send(r->peer, &pkt, sizeof(pkt), (char *)r->buf + r->offset, n);
+            if (rc)
+                return rc == TERN_EAGAIN ? 0 : rc;
+            r->offset += n;
+        }
+        tern_p2p_send_done(r);
+        return 1;
+    default:
+        return TERN_EINTERN;
+    }
+}
+
+/* Tries the head of a peer's queues; returns events made. */
+static int flush_peer(struct tern_peer *p, int peer)
+{
+    int n = 0;
+    while (p->ctl_head) {
+        struct tern_ctl *c = p->ctl_head;
+        if (p->tp->send(peer, &c->pkt, sizeof(c->pkt), NULL, 0))
+            break;
+        p->ctl_head = c->next;
+        if (!p->ctl_head)
+            p->ctl_tail = NULL;
+        free(c);
+        n++;
+    }
+    while (p->sendq_head) {
+        struct tern_request *r = p->sendq_head;
+        struct tern_request *next = r->next;
+        int rc = inject(p, r);
+        if (rc == 0)
+            break;
+        if (rc < 0) {
+            r->error = rc;
+            tern_p2p_send_done(r);
+        }
+        p->sendq_head = next;
+        if (!p->sendq_head)
+            p->sendq_tail = NULL;
+        n++;
+    }
+    return n;
+}
+
+int tern_p2p_flush(void)
+{
+    int n = 0;
+    for (int i = 0; i < tern_p2p.npeers && tern_p2p.pending; i++) {
+        struct tern_peer *p = &tern_p2p.peers[i];
+        if (!p->sendq_head && !p->ctl_head)
+            continue;
+        n += flush_peer(p, i);
+        peer_maybe_idle(p);
+    }
+    return n;
+}
+
+void tern_p2p_send_ctl(int peer, const struct tern_pkt *pkt)
+{
+    struct tern_peer *p = &tern_p2p.peers[peer];
+    if (!p->ctl_head && p->tp->send(peer, pkt, sizeof(*pkt), NULL, 0) == 0)
+        return;
+    struct tern_ctl *c = malloc(sizeof(*c));
+    if (!c)
+        abort(); /* A lost control packet would hang a peer forever. */
+    c->pkt = *pkt;
+    c->next = NULL;
+    if (!p->sendq_head && !p->ctl_head)
+        tern_p2p.pending++;
+    if (p->ctl_tail)
+        p->ctl_tail->next = c;
+    else
+        p->ctl_head = c;
+    p->ctl_tail = c;
+}
+
+void tern_p2p_start_stream(struct tern_request *r)
+{
+    struct tern_peer *p = &tern_p2p.peers[r->peer];
+    r->state = SEND_STREAM;
+    r->offset = 0;
+    if (!p->sendq_head) {
+        int rc = inject(p, r);
+        if (rc < 0) {
+            r->error = rc;
+            tern_p2p_send_done(r);
+        }
+        if (rc != 0)
+            return;
+    }
+    sendq_push(p, r);
+}
+
+/* Builds the contiguous bytes to send: the user's buffer or a packed copy. */
+static int prepare_buffer(struct tern_request *r, const void *buf, size_t count,
+                          const struct tern_dtype *dt)
+{
+    r->len = count * dt->size;
+    if (tern_dtype_contig(dt, count)) {
+        r->buf = (void *)buf;
+        return 0;
+    }
+    r->tmp = malloc(r->len);
+    if (!r->tmp)
+        return TERN_ENOMEM;
+    tern_dtype_pack(dt, buf, count, r->tmp);
+    r->buf = r->tmp;
+    return 0;
+}
+
+int tern_p2p_isend(const void *buf, size_t count, const struct tern_dtype *dt,
+                   int dest, int tag, struct tern_comm *comm, uint32_t ctx,
+                   int mode, struct tern_request **out)
+{
+    if (dest == MPI_PROC_NULL) {
+        struct tern_request *r = tern_request_alloc(TERN_REQ_NULLPROC);
+        if (!r)
+            return TERN_ENOMEM;
+        r->done = 1;
+        *out = r;
+        return 0;
+    }
+    struct tern_request *r = tern_request_alloc(TERN_REQ_SEND);
+    if (!r)
+        return TERN_ENOMEM;
+    int rc = prepare_buffer(r, buf, count, dt);
+    if (rc) {
+        tern_request_free(r);
+        return rc;
+    }
+    r->comm = comm;
+    r->rank = dest;
+    r->peer = comm->world[dest];
+    r->tag = tag;
+    r->ctx = ctx;
+    r->sync = mode == TERN_SEND_SYNC;
+    tern_p2p.active_sends++;
+    struct tern_peer *p = &tern_p2p.peers[r->peer];
+    r->state = r->len <= p->eager_max ? SEND_EAGER : SEND_RTS;
+    *out = r;
+    if (!p->sendq_head) {
+        rc = inject(p, r);
+        if (rc > 0)
+            return 0;
+        if (rc < 0) {
+            r->error = rc;
+            tern_p2p_send_done(r);
+            return 0;
+        }
+    }
+    sendq_push(p, r);
+    return 0;
+}

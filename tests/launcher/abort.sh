@@ -1,0 +1,13 @@
+#!/bin/sh
+# MPI_Abort: the message once, the job killed, mpirun exits with the code.
+. "${srcdir:-.}/tests/launcher/lib.sh"
+t0=$(now_ms)
+run -np 3 "$PROG" abort 1 7 >/dev/null 2>"$TMP/err"
+rc=$?
+t1=$(now_ms)
+[ "$rc" = 7 ] || fail "expected exit 7, got $rc: $(cat "$TMP/err")"
+[ "$(grep -c 'MPI_Abort' "$TMP/err")" = 1 ] || fail "expected the message once: $(cat "$TMP/err")"
+grep -q '^mpirun: rank 1 (pid [0-9]*) on host .* called MPI_Abort with code 7' "$TMP/err" ||
+    fail "wrong message: $(cat "$TMP/err")"
+[ $((t1 - t0)) -lt 2000 ] || fail "teardown took $((t1 - t0)) ms"
+finish 0

@@ -1,0 +1,31 @@
+#!/bin/sh
+# The demo: builds a few MPI programs with Tern's mpicc and runs them, then
+# runs the latency and bandwidth benchmarks on 2 local ranks.
+# Usage: tools/demo.sh MPICC MPIRUN SRCDIR
+set -eu
+mpicc=$1 mpirun=$2 srcdir=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "compiling with $mpicc"
+"$mpicc" -show -O2 -o "$work/hello" "$srcdir/examples/hello.c"
+for p in hello ring; do
+    "$mpicc" -O2 -o "$work/$p" "$srcdir/examples/$p.c"
+done
+for p in latency bw; do
+    "$mpicc" -O2 -o "$work/$p" "$srcdir/benchmarks/$p.c" "$srcdir/benchmarks/bench_util.c"
+done
+
+step "mpirun -np 4 hello"
+"$mpirun" -np 4 --oversubscribe "$work/hello"
+step "mpirun -np 2 ring 10000"
+"$mpirun" -np 2 "$work/ring" 10000
+step "mpirun -np 8 ring 1000 (8 ranks on $(nproc) cores)"
+"$mpirun" -np 8 --oversubscribe "$work/ring" 1000
+step "mpirun -np 2 latency"
+"$mpirun" -np 2 "$work/latency" -m 0:1M
+step "mpirun -np 2 bw"
+"$mpirun" -np 2 "$work/bw" -m 1:4M
+printf '\ndemo finished\n'

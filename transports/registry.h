@@ -1,0 +1,21 @@
+/*
+ * The static table of transports and the choice of one per peer.
+ *
+ * Order of preference: self for one's own rank, shm for ranks the launcher
+ * placed on this host, then the network transports. TERN_TRANSPORTS, a
+ * comma-separated list of names ("self,shm"), restricts the set.
+ */
+#ifndef TERN_TRANSPORTS_REGISTRY_H
+#define TERN_TRANSPORTS_REGISTRY_H
+
+#include "transports/transport.h"
+
+/* The transports compiled in and allowed by TERN_TRANSPORTS, in order of
+ * preference; returns their number. */
+int tern_tp_list(const struct tern_tp_ops *const **list);
+
+/* The transport for world rank `peer`, or NULL if none reaches it. Valid
+ * after every transport's connect(). */
+const struct tern_tp_ops *tern_tp_select(int peer);
+
+#endif

@@ -1,0 +1,66 @@
+/*
+ * A per-rank doorbell in shared memory, so that an idle receiver can sleep
+ * in the kernel (futex) instead of spinning, while senders pay no system call
+ * unless the receiver really sleeps.
+ *
+ * Receiver, in block():
+ *     ticket = tern_shm_doorbell_arm(db);     announce "I am about to sleep"
+ *     if (any incoming ring has a packet)      re-check after announcing
+ *         tern_shm_doorbell_disarm(db);
+ *     else
+ *         tern_shm_doorbell_sleep(db, ticket, timeout_ms);
+ * Sender, after publishing a packet into the receiver's ring:
+ *     tern_shm_doorbell_ring(db);
+ *
+ * Why no wake-up is lost: arm() stores sleeping = 1 and then issues a full
+ * fence before the receiver re-checks its rings; ring() issues a full fence
+ * after the packet's sequence word was stored and before it loads sleeping.
+ * Of two stores each followed by a full fence and a load of the other's
+ * location, at least one load sees the other store (store-buffer litmus). So
+ * either the receiver sees the packet and does not sleep, or the sender sees
+ * sleeping == 1 and bumps the futex word. The ticket was read before
+ * sleeping = 1 was stored (release), the sender reads sleeping with acquire
+ * before bumping, so the bump happens after the ticket was read and FUTEX_WAIT, which
+ * compares the word with the ticket inside the kernel, returns at once or is
+ * woken by the FUTEX_WAKE that follows the bump.
+ *
+ * One doorbell has one receiver (its owner) and any number of senders.
+ */
+#ifndef TERN_SHM_DOORBELL_H
+#define TERN_SHM_DOORBELL_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "transports/shm/ring.h"
+
+struct tern_shm_doorbell {
+    alignas(TERN_SHM_CACHE_LINE) _Atomic uint32_t sleeping; /* 1 while armed. */
+    _Atomic uint32_t word;                                  /* The futex word. */
+};
+
+/* Receiver: announces that it is about to sleep; returns the ticket. */
+uint32_t tern_shm_doorbell_arm(struct tern_shm_doorbell *db);
+
+/* Receiver: withdraws the announcement without sleeping. */
+void tern_shm_doorbell_disarm(struct tern_shm_doorbell *db);
+
+/* Receiver: sleeps until rung or timeout_ms passes (negative: no timeout),
+ * then disarms. Returns 0 when woken (possibly spuriously) or TERN_ETIMEDOUT. */
+int tern_shm_doorbell_sleep(struct tern_shm_doorbell *db, uint32_t ticket,
+                            int timeout_ms);
+
+/* Sender's slow path: bumps the futex word and wakes the receiver. */
+void tern_shm_doorbell_wake(struct tern_shm_doorbell *db);
+
+/* Sender: wakes the receiver if it announced that it sleeps. Costs a fence
+ * and a load of a line that stays cached while the receiver is awake. */
+static inline void tern_shm_doorbell_ring(struct tern_shm_doorbell *db)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&db->sleeping, memory_order_acquire))
+        tern_shm_doorbell_wake(db);
+}
+
+#endif

@@ -1,0 +1,405 @@
+/*
+ * The shared-memory transport: ranks on one host exchange packets through
+ * per-pair rings in one shared segment, and large messages through a
+ * single-copy read (CMA) where the kernel allows it.
+ *
+ * This file is the glue behind tern_shm_ops; the pieces live beside it:
+ *   ring.h / ring.c          the lock-free single-producer single-consumer ring
+ *   doorbell.h / doorbell.c  sleeping on a futex without slowing senders down
+ *   segment.h / segment.c    the segment's layout, space check and lifecycle
+ *   cma.h / cma.c            the CMA probe and the bulk read
+ *
+ * Phases (see transports/transport.h):
+ *   init     reads the tunables; every local rank publishes its pid and probe
+ *            address ("shm.cma"); local rank 0 creates and formats the
+ *            segment and publishes its geometry and name ("shm.seg").
+ *   connect  the other local ranks attach; every rank probes CMA against each
+ *            local peer and publishes the results ("shm.cmaok").
+ *   ready    local rank 0 unlinks the segment; every rank combines the probe
+ *            results, so single copy is used with a peer only when it works
+ *            in both directions (the receiver of a message is the reader).
+ *   finalize unmaps.
+ * A rank alone on its host creates nothing and serves no peer.
+ *
+ * Sending copies the packet into the ring towards the peer and rings the
+ * peer's doorbell, which costs a fence and, only when the peer sleeps, a
+ * futex wake. progress() drains the incoming rings in turn.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tern/boot.h"
+#include "tern/err.h"
+#include "tern/log.h"
+#include "tern/p2p.h"
+#include "transports/shm/cma.h"
+#include "transports/shm/doorbell.h"
+#include "transports/shm/segment.h"
+#include "transports/transport.h"
+
+#define KEY_SEG "shm.seg"
+#define KEY_CMA "shm.cma"
+#define KEY_CMAOK "shm.cmaok"
+
+/* What local rank 0 publishes under KEY_SEG: the segment's geometry and
+ * name, so that the other local ranks attach with its settings, whatever
+ * their own environment says. */
+struct seg_key {
+    uint32_t ncells;
+    uint32_t cell_size;
+    char name[TERN_SHM_NAME_MAX];
+};
+
+/* One local peer, indexed by its local rank. */
+struct peer {
+    int world;                      /* Its world rank. */
+    struct tern_shm_ring *out;      /* Ring from this rank to the peer. */
+    struct tern_shm_ring *in;       /* Ring from the peer to this rank. */
+    struct tern_shm_doorbell *db;   /* The peer's doorbell. */
+    struct tern_shm_cma_id cma;     /* Its pid and probe address. */
+    unsigned char can_read;         /* This rank's probe of the peer worked. */
+    unsigned char single_copy;      /* The probe worked both ways. */
+};
+
+static struct {
+    int rank, size, local_rank, local_size;
+    int *local_of;                  /* World rank -> local rank, or -1. */
+    struct peer *peers;
+    struct tern_shm_doorbell *my_db;
+    int cma_auto;                   /* TERN_SHM_CMA=auto. */
+    int connected;                  /* connect() set up the rings. */
+    int in_progress;
+    int unlinked;
+    struct tern_shm_layout layout;
+    void *base;
+    char name[TERN_SHM_NAME_MAX];
+} st;
+
+/* Reads the module's tunables, all of them here. */
+static int read_tunables(uint32_t *ncells, uint32_t *cell_size)
+{
+    long cs = tern_env_long("TERN_SHM_CELL_SIZE", 4096,
+        "Bytes per shared-memory cell, which bounds one packet between ranks "
+        "on a host (a multiple of 64)");
+    long nc = tern_env_long("TERN_SHM_CELLS", 16,
+        "Cells in the ring from one rank to another on the same host (a "
+        "power of two); /dev/shm needs about ranks^2 x cells x cell size");
+    const char *cma = tern_env_str("TERN_SHM_CMA", "auto",
+        "auto: large messages between ranks on a host use single-copy "
+        "process_vm_readv where the kernel allows it; off: copy through "
+        "shared cells");
+
+    if (nc < 2 || nc > (1L << 20) || cs < 128 || cs > (1L << 24)
+        || tern_shm_ring_check_geometry((uint32_t)nc, (uint32_t)cs) != 0) {
+        tern_log("shm: TERN_SHM_CELLS=%ld must be a power of two from 2 to "
+                 "2^20 and TERN_SHM_CELL_SIZE=%ld a multiple of 64 from 128 "
+                 "to 16M", nc, cs);
+        return TERN_EINVAL;
+    }
+    if (strcmp(cma, "auto") != 0 && strcmp(cma, "off") != 0) {
+        tern_log("shm: TERN_SHM_CMA=%s must be auto or off", cma);
+        return TERN_EINVAL;
+    }
+    *ncells = (uint32_t)nc;
+    *cell_size = (uint32_t)cs;
+    st.cma_auto = strcmp(cma, "auto") == 0;
+    return 0;
+}
+
+/* Records which world ranks are local and at which index. */
+static int map_local_ranks(const struct tern_boot_info *boot)
+{
+    st.local_of = malloc((size_t)boot->size * sizeof(int));
+    st.peers = calloc((size_t)boot->local_size, sizeof(struct peer));
+    if (!st.local_of || !st.peers)
+        return TERN_ENOMEM;
+    for (int r = 0; r < boot->size; r++)
+        st.local_of[r] = -1;
+    for (int l = 0; l < boot->local_size; l++) {
+        int w = boot->local_ranks[l];
+        if (w < 0 || w >= boot->size)
+            return TERN_EINVAL;
+        st.local_of[w] = l;
+        st.peers[l].world = w;
+    }
+    return 0;
+}
+
+/* Local rank 0: creates and formats the segment and publishes it. */
+static int create(const char *jobid)
+{
+    struct seg_key key = { st.layout.ncells, st.layout.cell_size, "" };
+    int rc = tern_shm_segment_name(st.name, sizeof(st.name), jobid);
+
+    if (rc == 0)
+        rc = tern_shm_segment_create(st.name, st.layout.size, &st.base);
+    if (rc != 0)
+        return rc;
+    tern_shm_layout_format(st.base, &st.layout);
+    TERN_LOG(2, "shm: created %s (%zu bytes: %d local ranks, %u cells of %u "
+             "bytes per pair)", st.name, st.layout.size, st.local_size,
+             key.ncells, key.cell_size);
+    memcpy(key.name, st.name, sizeof(key.name));
+    rc = tern_boot_put(KEY_SEG, &key, sizeof(key));
+    if (rc != 0) {
+        tern_shm_segment_unlink(st.name);
+        st.unlinked = 1;
+    }
+    return rc;
+}
+
+static int shm_init(const struct tern_boot_info *boot)
+{
+    uint32_t ncells, cell_size;
+    int rc = read_tunables(&ncells, &cell_size);
+
+    st.rank = boot->rank;
+    st.size = boot->size;
+    st.local_rank = boot->local_rank;
+    st.local_size = boot->local_size;
+    if (rc != 0 || st.local_size < 2)
+        return rc;
+    rc = map_local_ranks(boot);
+    if (rc == 0)
+        rc = tern_shm_layout_compute(st.local_size, ncells, cell_size, &st.layout);
+    if (rc != 0)
+        return rc;
+    if (st.cma_auto) {
+        struct tern_shm_cma_id self;
+        tern_shm_cma_self(&self);
+        rc = tern_boot_put(KEY_CMA, &self, sizeof(self));
+        if (rc != 0)
+            return rc;
+    }
+    return st.local_rank == 0 ? create(boot->jobid) : 0;
+}
+
+/* Attaches to the segment that local rank 0 created, with its geometry. */
+static int attach(void)
+{
+    struct seg_key key;
+    size_t len = sizeof(key);
+    int rc = tern_boot_get(st.peers[0].world, KEY_SEG, &key, &len);
+
+    if (rc != 0)
+        return rc;
+    if (len != sizeof(key) || memchr(key.name, '\0', sizeof(key.name)) == NULL)
+        return TERN_EPROTO;
+    memcpy(st.name, key.name, sizeof(st.name));
+    rc = tern_shm_layout_compute(st.local_size, key.ncells, key.cell_size,
+                                 &st.layout);
+    if (rc == 0)
+        rc = tern_shm_segment_attach(st.name, st.layout.size, &st.base);
+    if (rc == 0)
+        rc = tern_shm_layout_verify(st.base, &st.layout);
+    return rc;
+}
+
+/* Reads a key that a local peer put, or reports it missing (a peer that
+ * runs with TERN_SHM_CMA=off publishes no CMA keys) as length 0. */
+static int get_peer_key(int world, const char *key, void *buf, size_t *len)
+{
+    int rc = tern_boot_get(world, key, buf, len);
+
+    if (rc == TERN_ENOTFOUND) {
+        *len = 0;
+        return 0;
+    }
+    return rc;
+}
+
+/* Probes CMA against every local peer and publishes the results. */
+static int probe_cma(void)
+{
+    unsigned char ok[TERN_BOOT_VALUE_MAX];
+    const char *why = NULL;
+    int first_peer = -1, refused = 0;
+
+    if (st.local_size > TERN_BOOT_VALUE_MAX)
+        return TERN_ENOTSUP;
+    memset(ok, 0, (size_t)st.local_size);
+    for (int l = 0; l < st.local_size; l++) {
+        struct peer *p = &st.peers[l];
+        size_t len = sizeof(p->cma);
+        int err = 0;
+        if (l == st.local_rank)
+            continue;
+        int rc = get_peer_key(p->world, KEY_CMA, &p->cma, &len);
+        if (rc != 0)
+            return rc;
+        if (len == sizeof(p->cma))
+            p->can_read = (unsigned char)tern_shm_cma_probe(&p->cma, &err);
+        ok[l] = p->can_read;
+        if (!p->can_read && refused++ == 0) {
+            first_peer = p->world;
+            why = len != sizeof(p->cma) ? "TERN_SHM_CMA=off there"
+                  : err ? strerror(err) : "unexpected data";
+        }
+    }
+    if (refused)
+        TERN_LOG(1, "shm: single-copy (CMA) reads refused for %d of %d local "
+                 "peers (rank %d: %s); large messages with them use the "
+                 "pipelined copy (check kernel.yama.ptrace_scope, seccomp or "
+                 "container limits)", refused, st.local_size - 1, first_peer,
+                 why);
+    return tern_boot_put(KEY_CMAOK, ok, (size_t)st.local_size);
+}
+
+static int shm_connect(void)
+{
+    if (st.local_size < 2)
+        return 0;
+    int rc = st.local_rank == 0 ? 0 : attach();
+    if (rc != 0)
+        return rc;
+    for (int l = 0; l < st.local_size; l++) {
+        struct peer *p = &st.peers[l];
+        p->db = tern_shm_layout_doorbell(st.base, &st.layout, l);
+        if (l == st.local_rank)
+            continue;
+        p->out = tern_shm_layout_ring(st.base, &st.layout, st.local_rank, l);
+        p->in = tern_shm_layout_ring(st.base, &st.layout, l, st.local_rank);
+    }
+    st.my_db = st.peers[st.local_rank].db;
+    st.connected = 1;
+    if (!st.cma_auto) {
+        TERN_LOG(1, "shm: single-copy (CMA) is off (TERN_SHM_CMA=off); large "
+                 "messages on this host use the pipelined copy");
+        return 0;
+    }
+    return probe_cma();
+}
+
+/* Combines this rank's probe results with its peers'. */
+static int combine_cma(void)
+{
+    unsigned char ok[TERN_BOOT_VALUE_MAX];
+    int n_single = 0;
+
+    for (int l = 0; l < st.local_size; l++) {
+        struct peer *p = &st.peers[l];
+        size_t len = sizeof(ok);
+        if (l == st.local_rank || !p->can_read)
+            continue;
+        int rc = get_peer_key(p->world, KEY_CMAOK, ok, &len);
+        if (rc != 0)
+            return rc;
+        p->single_copy = len == (size_t)st.local_size && ok[st.local_rank];
+        n_single += p->single_copy;
+    }
+    /* Say it at level 1 when some peer cannot read this rank, even if this
+     * rank's own probes all worked. */
+    TERN_LOG(n_single == st.local_size - 1 ? 2 : 1, "shm: single copy (CMA) "
+             "with %d of %d local peers, the pipelined copy with the others",
+             n_single, st.local_size - 1);
+    return 0;
+}
+
+static int shm_ready(void)
+{
+    if (st.local_size < 2)
+        return 0;
+    if (st.local_rank == 0) {
+        int rc = tern_shm_segment_unlink(st.name);
+        if (rc != 0)
+            return rc;
+        st.unlinked = 1;
+    }
+    return st.cma_auto ? combine_cma() : 0;
+}
+
+static int shm_finalize(void)
+{
+    if (st.local_rank == 0 && st.base && !st.unlinked)
+        tern_shm_segment_unlink(st.name);
+    tern_shm_segment_detach(st.base, st.layout.size);
+    free(st.local_of);
+    free(st.peers);
+    memset(&st, 0, sizeof(st));
+    return 0;
+}
+
+static int shm_reachable(int peer)
+{
+    return st.connected && peer >= 0 && peer < st.size && peer != st.rank
+           && st.local_of[peer] >= 0;
+}
+
+static void shm_caps(int peer, struct tern_tp_caps *caps)
+{
+    int ok = shm_reachable(peer);
+
+    caps->max_packet = ok ? st.layout.cell_size - TERN_SHM_CELL_HDR : 0;
+    caps->single_copy = ok && st.peers[st.local_of[peer]].single_copy;
+}
+
+static int shm_send(int peer, const void *hdr, size_t hdr_len,
+                    const void *payload, size_t payload_len)
+{
+    struct peer *p = &st.peers[st.local_of[peer]];
+    int rc = tern_shm_ring_push(p->out, hdr, hdr_len, payload, payload_len);
+
+    if (rc == 0)
+        tern_shm_doorbell_ring(p->db);
+    return rc;
+}
+
+static int shm_progress(void)
+{
+    int n = 0;
+
+    if (st.in_progress || !st.connected)
+        return 0;
+    st.in_progress = 1;
+    for (int l = 0; l < st.local_size; l++) {
+        struct tern_shm_ring *r = st.peers[l].in;
+        struct tern_shm_cell *c;
+        /* At most one ring's worth per peer per call, so that one busy
+         * sender cannot starve the others. */
+        for (uint32_t i = 0; r && i < st.layout.ncells
+                             && (c = tern_shm_ring_peek(r)) != NULL; i++) {
+            tern_p2p_recv_packet(st.peers[l].world, c->data, c->len);
+            tern_shm_ring_pop(r);
+            n++;
+        }
+    }
+    st.in_progress = 0;
+    return n;
+}
+
+static int shm_get_bulk(int peer, void *local, uint64_t remote, size_t len)
+{
+    if (!shm_reachable(peer))
+        return TERN_EINVAL;
+    return tern_shm_cma_read((pid_t)st.peers[st.local_of[peer]].cma.pid,
+                             local, remote, len);
+}
+
+static int shm_block(int timeout_ms)
+{
+    if (!st.connected)
+        return TERN_ENOTSUP;
+    uint32_t ticket = tern_shm_doorbell_arm(st.my_db);
+    for (int l = 0; l < st.local_size; l++) {
+        if (st.peers[l].in && tern_shm_ring_ready(st.peers[l].in)) {
+            tern_shm_doorbell_disarm(st.my_db);
+            return 0;
+        }
+    }
+    tern_shm_doorbell_sleep(st.my_db, ticket, timeout_ms);
+    return 0;
+}
+
+const struct tern_tp_ops tern_shm_ops = {
+    .name = "shm",
+    .init = shm_init,
+    .connect = shm_connect,
+    .ready = shm_ready,
+    .finalize = shm_finalize,
+    .reachable = shm_reachable,
+    .caps = shm_caps,
+    .send = shm_send,
+    .progress = shm_progress,
+    .get_bulk = shm_get_bulk,
+    .block = shm_block,
+};

@@ -1,0 +1,84 @@
+/*
+ * The transport interface: one const ops table per backend.
+ *
+ * A transport is a dumb, ordered, reliable pipe to each peer it serves, plus
+ * optional bulk operations that it advertises in its capabilities. The p2p
+ * core (libmpi/p2p) owns matching, protocols and the wire header; a transport
+ * never looks inside a packet.
+ *
+ * Lifecycle, driven by libmpi/p2p/progress.c from MPI_Init:
+ *   init(boot)   create local resources, publish what peers need with
+ *                tern_boot_put(); must not call tern_boot_fence().
+ *   -- fence --
+ *   connect()    read peers' keys with tern_boot_get() and attach to them.
+ *   -- fence --
+ *   ready()      every peer has attached: drop what must not outlive the job
+ *                (for example unlink a shared-memory segment).
+ *   ...          send / progress / get_bulk / block while the job runs.
+ *   finalize()   after the final fence: release everything.
+ * Every rank calls every phase of every compiled-in transport, even one that
+ * serves no peer, because the fences between phases are job-wide.
+ *
+ * Peers are named by world rank. reachable(peer) says whether this transport
+ * can serve that peer; transports/registry.c picks exactly one transport per
+ * peer (self for oneself, then shm for ranks the launcher placed on this host,
+ * then the network), so ordering per peer comes from that pipe alone.
+ *
+ * Receiving: progress() polls for arrived packets and hands each one, whole
+ * and in order per sender, to tern_p2p_recv_packet() (include/tern/p2p.h).
+ * The packet memory is only valid during that call. progress() must not be
+ * re-entered from inside tern_p2p_recv_packet(); the p2p core never does.
+ *
+ * Sending: send() either takes the whole packet (header then payload, at most
+ * caps.max_packet bytes together) and returns 0, after which the caller may
+ * reuse both buffers, or takes nothing and returns TERN_EAGAIN; the caller
+ * then retries after progress.
+ *
+ * Errors: 0 or a negative TERN_E* code (include/tern/err.h). A peer that is
+ * known to be gone makes send() return TERN_EPEER.
+ */
+#ifndef TERN_TRANSPORT_H
+#define TERN_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tern/boot.h"
+
+struct tern_tp_caps {
+    size_t max_packet;  /* Largest header + payload that send() accepts. */
+    int single_copy;    /* 1 when get_bulk() may be used with this peer. */
+};
+
+struct tern_tp_ops {
+    const char *name;
+
+    int (*init)(const struct tern_boot_info *boot);
+    int (*connect)(void);
+    int (*ready)(void);
+    int (*finalize)(void);
+
+    /* 1 if this transport can carry traffic to world rank `peer`. */
+    int (*reachable)(int peer);
+    /* Capabilities for one reachable peer. */
+    void (*caps)(int peer, struct tern_tp_caps *caps);
+
+    int (*send)(int peer, const void *hdr, size_t hdr_len,
+                const void *payload, size_t payload_len);
+
+    /* Delivers arrived packets; returns how many, or a negative code. */
+    int (*progress)(void);
+
+    /* Single-copy read of `len` bytes at address `remote` in peer's memory
+     * into `local`; blocking. NULL when the transport has no bulk path. */
+    int (*get_bulk)(int peer, void *local, uint64_t remote, size_t len);
+
+    /* Sleeps until a packet may have arrived for this rank, or timeout_ms
+     * passes. Spurious returns are allowed. NULL if it cannot block. */
+    int (*block)(int timeout_ms);
+};
+
+extern const struct tern_tp_ops tern_self_ops;
+extern const struct tern_tp_ops tern_shm_ops;
+
+#endif
