@@ -22,15 +22,10 @@ static int count_of(const char *fn, const MPI_Status *status, MPI_Datatype type,
     return MPI_SUCCESS;
 }
 
-static int to_int(const char *fn, MPI_Count c, int *out)
+/* A count for the int forms: MPI_UNDEFINED when it does not fit. */
+static int to_int(MPI_Count c)
 {
-    if (c > 0x7fffffff) {
-        *out = MPI_UNDEFINED;
-        return MPI_SUCCESS;
-    }
-    (void)fn;
-    *out = (int)c;
-    return MPI_SUCCESS;
+    return c > 0x7fffffff ? MPI_UNDEFINED : (int)c;
 }
 
 #pragma weak MPI_Get_count = PMPI_Get_count
@@ -41,7 +36,9 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
     if (rc)
         return tern_api_error(NULL, "MPI_Get_count", rc);
     rc = count_of("MPI_Get_count", status, datatype, &c);
-    return rc ? rc : to_int("MPI_Get_count", c, count);
+    if (!rc)
+        *count = to_int(c);
+    return rc;
 }
 
 #pragma weak MPI_Get_count_c = PMPI_Get_count_c
@@ -63,7 +60,9 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *coun
     if (rc)
         return tern_api_error(NULL, "MPI_Get_elements", rc);
     rc = count_of("MPI_Get_elements", status, datatype, &c);
-    return rc ? rc : to_int("MPI_Get_elements", c, count);
+    if (!rc)
+        *count = to_int(c);
+    return rc;
 }
 
 #pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
