@@ -7,7 +7,7 @@ rc=$?
 t1=$(now_ms)
 [ "$rc" = 7 ] || fail "expected exit 7, got $rc: $(cat "$TMP/err")"
 [ "$(grep -c 'MPI_Abort' "$TMP/err")" = 1 ] || fail "expected the message once: $(cat "$TMP/err")"
-grep -q '^mpirun: rank 1 (pid [0-9]*) on host .* called MPI_Abort with code 7' "$TMP/err" ||
+grep -q '^mpirun: rank 1 (pid [0-9]*) on host .* aborted the job (exit code 7): MPI_Abort(MPI_COMM_WORLD, 7) was called' "$TMP/err" ||
     fail "wrong message: $(cat "$TMP/err")"
 [ $((t1 - t0)) -lt 2000 ] || fail "teardown took $((t1 - t0)) ms"
 finish 0
