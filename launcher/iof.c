@@ -74,7 +74,9 @@ static void stream_close(struct tern_job *job, struct tern_iof_stream *s)
         s->buf[s->len - 1] != '\n')
         s->buf[s->len++] = '\n';
     emit(job, s, s->buf, s->len);
-    s->len = 0;
+    free(s->buf);
+    s->buf = NULL;
+    s->len = s->cap = 0;
     tern_loop_del(job, &s->ev);
     close(s->ev.fd);
     s->ev.fd = -1;
