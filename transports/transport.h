@@ -10,7 +10,8 @@
  *   init(boot)   create local resources, publish what peers need with
  *                tern_boot_put(); must not call tern_boot_fence().
  *   -- fence --
- *   connect()    read peers' keys with tern_boot_get() and attach to them.
+ *   connect()    read peers' keys with tern_boot_get() and attach to them;
+ *                may put more keys (results of probes) for ready().
  *   -- fence --
  *   ready()      every peer has attached: drop what must not outlive the job
  *                (for example unlink a shared-memory segment).
@@ -46,8 +47,9 @@
 #include "tern/boot.h"
 
 struct tern_tp_caps {
-    size_t max_packet;  /* Largest header + payload that send() accepts. */
-    int single_copy;    /* 1 when get_bulk() may be used with this peer. */
+    size_t max_packet;      /* Largest header + payload that send() accepts. */
+    int single_copy;        /* 1 when get_bulk() may be used with this peer. */
+    size_t single_copy_min; /* Smallest message worth a get_bulk(). */
 };
 
 struct tern_tp_ops {

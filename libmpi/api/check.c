@@ -104,6 +104,11 @@ int tern_check_xfer(const void *buf, MPI_Count count, MPI_Datatype type,
         rc = tern_check_count(count);
     if (!rc)
         rc = tern_check_type(type, dt);
+    if (!rc && (*dt)->extent && (size_t)count > SIZE_MAX / 2 / (*dt)->extent) {
+        tern_api_detail("invalid count %lld: %lld elements of %s do not fit in memory",
+                        (long long)count, (long long)count, (*dt)->name);
+        rc = TERN_ECOUNT;
+    }
     if (!rc)
         rc = is_send ? tern_check_dest(*c, rank) : tern_check_source(*c, rank);
     if (!rc)

@@ -41,7 +41,7 @@ static int probe(const char *fn, int source, int tag, MPI_Comm comm, int *flag,
     if (rc)
         return tern_api_error(c, fn, rc);
     if (source == MPI_PROC_NULL) {
-        tern_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0);
+        tern_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, 0, 0);
         if (flag)
             *flag = 1;
         if (message)

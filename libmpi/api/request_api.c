@@ -15,7 +15,7 @@
 
 static void empty_status(MPI_Status *st)
 {
-    tern_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0);
+    tern_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
 }
 
 /* Converts every handle of an array; NULL handles are allowed. */
@@ -34,13 +34,14 @@ static int check_requests(int count, const MPI_Request reqs[])
 }
 
 /* Completes the done request behind *h: status, free, handle to NULL.
- * Returns the operation's error code (0 if it succeeded). */
+ * Returns the operation's error code (0 if it succeeded); on an error,
+ * *comm is the communicator whose handler applies. */
 static int retire(MPI_Request *h, MPI_Status *st, struct tern_comm **comm)
 {
     struct tern_request *r = tern_request_get(*h);
     tern_request_status(r, st);
     int err = r->error;
-    if (comm)
+    if (err)
         *comm = r->comm;
     tern_request_free(r);
     *h = MPI_REQUEST_NULL;
@@ -110,8 +111,10 @@ static int retire_all(int count, MPI_Request reqs[], MPI_Status sts[], struct te
             empty_status(st);
             continue;
         }
-        if (retire(&reqs[i], st, c))
-            failed = 1;
+        int err = retire(&reqs[i], st, c);
+        if (st != MPI_STATUS_IGNORE)
+            st->MPI_ERROR = err ? tern_err_class(err) : MPI_SUCCESS;
+        failed |= err != 0;
     }
     return failed ? TERN_EINSTATUS : 0;
 }
@@ -243,7 +246,10 @@ static int retire_some(int count, MPI_Request reqs[], int indices[],
         if (!tern_request_get(reqs[i])->done)
             continue;
         MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[n];
-        if (retire(&reqs[i], st, c))
+        int e = retire(&reqs[i], st, c);
+        if (st != MPI_STATUS_IGNORE)
+            st->MPI_ERROR = e ? tern_err_class(e) : MPI_SUCCESS;
+        if (e)
             *err = TERN_EINSTATUS;
         indices[n++] = i;
     }

@@ -55,14 +55,14 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     struct tern_comm *c = NULL;
-    const struct tern_dtype *dt;
+    const struct tern_dtype *dt = NULL;
     int rc = tern_check_init();
     if (!rc)
         rc = tern_check_xfer(buf, count, datatype, dest, sendtag, comm, 1, &c, &dt);
     if (!rc)
         rc = tern_check_xfer(buf, count, datatype, source, recvtag, comm, 0, &c, &dt);
     /* The outgoing data is copied first, so the receive can land in buf. */
-    size_t bytes = (size_t)(count > 0 ? count : 0) * (dt ? dt->extent : 0);
+    size_t bytes = rc ? 0 : (size_t)count * dt->extent;
     void *copy = NULL;
     if (!rc && bytes && !(copy = malloc(bytes)))
         rc = TERN_ENOMEM;

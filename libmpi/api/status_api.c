@@ -93,7 +93,7 @@ static int set_elements(const char *fn, MPI_Status *status, MPI_Datatype type, M
         rc = tern_check_count(count);
     if (rc)
         return tern_api_error(NULL, fn, rc);
-    tern_status_set(status, status->MPI_SOURCE, status->MPI_TAG, status->MPI_ERROR,
+    tern_status_set(status, status->MPI_SOURCE, status->MPI_TAG,
                     (size_t)count * dt->size, tern_status_cancelled(status));
     return MPI_SUCCESS;
 }

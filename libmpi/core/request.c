@@ -10,7 +10,6 @@
 
 #include "libmpi/core/object.h"
 #include "libmpi/core/request.h"
-#include "tern/err.h"
 
 static struct tern_request *free_list;
 
@@ -43,14 +42,13 @@ struct tern_request *tern_request_get(MPI_Request h)
     return r->magic == TERN_MAGIC_REQUEST ? r : NULL;
 }
 
-void tern_status_set(MPI_Status *st, int source, int tag, int error,
-                     size_t bytes, int cancelled)
+void tern_status_set(MPI_Status *st, int source, int tag, size_t bytes,
+                     int cancelled)
 {
     if (st == MPI_STATUS_IGNORE)
         return;
     st->MPI_SOURCE = source;
     st->MPI_TAG = tag;
-    st->MPI_ERROR = error;
     uint64_t b = bytes;
     memcpy(&st->MPI_internal[0], &b, sizeof(b));
     st->MPI_internal[2] = cancelled;
@@ -70,18 +68,17 @@ int tern_status_cancelled(const MPI_Status *st)
 
 void tern_request_status(const struct tern_request *r, MPI_Status *st)
 {
-    int err = r->error ? tern_err_class(r->error) : MPI_SUCCESS;
     switch (r->kind) {
     case TERN_REQ_RECV:
-        tern_status_set(st, r->st_source, r->st_tag, err, r->st_bytes, r->cancelled);
+        tern_status_set(st, r->st_source, r->st_tag, r->st_bytes, r->cancelled);
         break;
     case TERN_REQ_NULLPROC:
-        tern_status_set(st, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0);
+        tern_status_set(st, MPI_PROC_NULL, MPI_ANY_TAG, 0, 0);
         break;
     default:
-        /* A send's status is undefined by the standard except MPI_ERROR;
-         * give it harmless values. */
-        tern_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, err, 0, 0);
+        /* The standard leaves a send's status undefined; give it harmless
+         * values. */
+        tern_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
         break;
     }
 }

@@ -71,9 +71,10 @@ struct tern_request *tern_request_get(MPI_Request h);
 /* Fills a status from a completed request (st may be MPI_STATUS_IGNORE). */
 void tern_request_status(const struct tern_request *r, MPI_Status *st);
 
-/* Status words beyond the standard's three public fields. */
-void tern_status_set(MPI_Status *st, int source, int tag, int error,
-                     size_t bytes, int cancelled);
+/* Fills a status (st may be MPI_STATUS_IGNORE). MPI_ERROR is left alone:
+ * the standard lets only the calls that return several statuses set it. */
+void tern_status_set(MPI_Status *st, int source, int tag, size_t bytes,
+                     int cancelled);
 size_t tern_status_bytes(const MPI_Status *st);
 int tern_status_cancelled(const MPI_Status *st);
 

@@ -26,7 +26,8 @@ struct tern_peer {
     const struct tern_tp_ops *tp;
     size_t chunk_max;      /* Payload bytes in one packet. */
     size_t eager_max;      /* Largest message sent eagerly. */
-    int single_copy;       /* The transport can read this peer's memory. */
+    size_t single_copy_min; /* Messages this large go single copy; SIZE_MAX:
+                               never (no single-copy path to this peer). */
     struct tern_request *sendq_head, *sendq_tail;
     struct tern_ctl *ctl_head, *ctl_tail;
 };

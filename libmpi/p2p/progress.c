@@ -12,6 +12,7 @@
  * from the rank we are waiting for.
  */
 #include <sched.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -93,10 +94,14 @@ static int setup_peers(const struct tern_boot_info *boot)
         p->eager_max = p->chunk_max;
         if (eager_cap > 0 && (size_t)eager_cap < p->eager_max)
             p->eager_max = (size_t)eager_cap;
-        p->single_copy = caps.single_copy;
+        p->single_copy_min = caps.single_copy && p->tp->get_bulk ? caps.single_copy_min : SIZE_MAX;
         note_active(p->tp);
-        TERN_LOG(2, "rank %d: transport %s, eager up to %zu bytes, %s", r, p->tp->name,
-                 p->eager_max, p->single_copy ? "single-copy" : "pipelined");
+        if (p->single_copy_min == SIZE_MAX)
+            TERN_LOG(2, "rank %d: transport %s, eager up to %zu bytes, larger pipelined",
+                     r, p->tp->name, p->eager_max);
+        else
+            TERN_LOG(2, "rank %d: transport %s, eager up to %zu bytes, single copy from %zu",
+                     r, p->tp->name, p->eager_max, p->single_copy_min);
     }
     /* A wait can sleep in a transport only when that transport is the one
      * source of packets besides self (which never has to be waited for). */
@@ -133,13 +138,17 @@ int tern_p2p_init(const struct tern_boot_info *boot)
     return rc;
 }
 
+static int nothing_owed(void *unused)
+{
+    (void)unused;
+    return !tern_p2p.pending && !tern_p2p.active_sends;
+}
+
 int tern_p2p_finalize(void)
 {
     /* Finish what this rank still owes others (queued packets, sends the
      * user freed) before the job-wide fence, then release the transports. */
-    while (tern_p2p.pending || tern_p2p.active_sends)
-        if (tern_progress() == 0)
-            sched_yield();
+    tern_p2p_wait_until(nothing_owed, NULL);
     int rc = tern_boot_fence();
     int rc2 = run_phase(do_finalize, NULL);
     free(tern_p2p.peers);
@@ -187,10 +196,12 @@ void tern_p2p_wait_until(int (*cond)(void *), void *arg)
     long idle = 0, since = 0;
     while (!cond(arg)) {
         if (tern_progress() > 0) {
-            idle = 0;
+            idle = since = 0;
             continue;
         }
-        if (idle++ == spin_polls)
+        /* The clock starts when polling ends, so the yield phase runs its
+         * full length before the first sleep. */
+        if (++idle >= spin_polls && !since)
             since = now_ns();
         back_off(idle, since);
     }

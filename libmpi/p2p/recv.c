@@ -2,6 +2,7 @@
  * The receiving side: packets arriving from the transports, matching them
  * against posted receives, and the receiver's half of each protocol.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,7 +73,7 @@ static void start_rndv(struct tern_request *r, int peer, int src, int tag,
 {
     size_t n = accept(r, peer, src, tag, len);
     struct tern_peer *p = &tern_p2p.peers[peer];
-    if (addr && p->single_copy && p->tp->get_bulk) {
+    if (addr && p->single_copy_min != SIZE_MAX) {
         int rc = p->tp->get_bulk(peer, r->buf, addr, n);
         if (rc) {
             TERN_LOG(1, "single-copy read from rank %d failed: %s", peer,
@@ -233,7 +234,7 @@ int tern_p2p_iprobe(int src, int tag, struct tern_comm *comm, int *flag,
     *flag = u != NULL;
     if (!u)
         return 0;
-    tern_status_set(st, u->src, u->tag, MPI_SUCCESS, u->len, 0);
+    tern_status_set(st, u->src, u->tag, u->len, 0);
     if (msg) {
         u->magic = TERN_MAGIC_MESSAGE;
         u->comm = comm;

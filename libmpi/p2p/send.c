@@ -81,7 +81,9 @@ static int inject(struct tern_peer *p, struct tern_request *r)
         return 1;
     case SEND_RTS:
         fill_envelope(&pkt, r, TERN_PKT_RTS);
-        pkt.aux = p->single_copy ? (uint64_t)(uintptr_t)r->buf : 0;
+        /* Offering the buffer's address lets the receiver read it in one
+         * copy; without it the receiver asks for pipelined DATA. */
+        pkt.aux = r->len >= p->single_copy_min ? (uint64_t)(uintptr_t)r->buf : 0;
         rc = p->tp->send(r->peer, &pkt, sizeof(pkt), NULL, 0);
         if (rc)
             return rc == TERN_EAGAIN ? 0 : rc;

@@ -53,6 +53,7 @@ static void self_caps(int peer, struct tern_tp_caps *caps)
     (void)peer;
     caps->max_packet = SELF_MAX_PACKET;
     caps->single_copy = 1;
+    caps->single_copy_min = 0;
 }
 
 static int self_send(int peer, const void *hdr, size_t hdr_len,

@@ -67,6 +67,7 @@ static struct {
     struct peer *peers;
     struct tern_shm_doorbell *my_db;
     int cma_auto;                   /* TERN_SHM_CMA=auto. */
+    size_t cma_min;                 /* TERN_SHM_CMA_MIN. */
     int connected;                  /* connect() set up the rings. */
     int in_progress;
     int unlinked;
@@ -76,18 +77,52 @@ static struct {
 } st;
 
 /* Reads the module's tunables, all of them here. */
-static int read_tunables(uint32_t *ncells, uint32_t *cell_size)
+/*
+ * The default cell holds a 32 KiB message: on the reference 2-core VM a
+ * message copied through cells beat the single-copy (CMA) read at every size
+ * (latency, 2 ranks: 32 KiB 1.3 us eager vs 4.3 us; 1 MiB 30 us pipelined vs
+ * 68 us CMA), and eager up to 32 KiB beat rendezvous. Rings are per ordered
+ * pair, so the segment grows with n(n-1); the cell shrinks (to 4 KiB at
+ * least) to keep the default segment near SEGMENT_BUDGET.
+ */
+#define CELL_PAYLOAD_MAX (32 * 1024)
+#define CELL_PAYLOAD_MIN (4 * 1024)
+#define DEFAULT_CELLS 16
+#define SEGMENT_BUDGET (64L << 20)
+/* On the same VM the single-copy read lost to the pipelined copy at every
+ * size measured, 64 KiB to 128 MiB (latency, 2 ranks: 128 MiB 16.1 ms vs
+ * 7.3 ms), because process_vm_readv pins pages slowly there while the two
+ * pipelined copies overlap on two cores. So by default only messages of
+ * 1 GiB and more go single copy; TERN_SHM_CMA_MIN=0 uses it for every
+ * rendezvous, which is worth trying on bare metal. */
+#define DEFAULT_CMA_MIN (1L << 30)
+
+static long default_cell_size(int local_size)
 {
-    long cs = tern_env_long("TERN_SHM_CELL_SIZE", 4096,
+    long pairs = (long)local_size * (local_size > 1 ? local_size - 1 : 1);
+    long payload = CELL_PAYLOAD_MAX;
+    while (payload > CELL_PAYLOAD_MIN && pairs * DEFAULT_CELLS * payload > SEGMENT_BUDGET)
+        payload /= 2;
+    /* Room for the cell header and the p2p header, rounded to a line. */
+    return payload + 64;
+}
+
+static int read_tunables(int local_size, uint32_t *ncells, uint32_t *cell_size)
+{
+    long cs = tern_env_long("TERN_SHM_CELL_SIZE", default_cell_size(local_size),
         "Bytes per shared-memory cell, which bounds one packet between ranks "
         "on a host (a multiple of 64)");
-    long nc = tern_env_long("TERN_SHM_CELLS", 16,
+    long nc = tern_env_long("TERN_SHM_CELLS", DEFAULT_CELLS,
         "Cells in the ring from one rank to another on the same host (a "
         "power of two); /dev/shm needs about ranks^2 x cells x cell size");
     const char *cma = tern_env_str("TERN_SHM_CMA", "auto",
         "auto: large messages between ranks on a host use single-copy "
         "process_vm_readv where the kernel allows it; off: copy through "
         "shared cells");
+
+    long cma_min = tern_env_long("TERN_SHM_CMA_MIN", DEFAULT_CMA_MIN,
+        "Smallest message read with single copy (CMA) when TERN_SHM_CMA=auto; "
+        "smaller ones are pipelined through the cells");
 
     if (nc < 2 || nc > (1L << 20) || cs < 128 || cs > (1L << 24)
         || tern_shm_ring_check_geometry((uint32_t)nc, (uint32_t)cs) != 0) {
@@ -103,6 +138,7 @@ static int read_tunables(uint32_t *ncells, uint32_t *cell_size)
     *ncells = (uint32_t)nc;
     *cell_size = (uint32_t)cs;
     st.cma_auto = strcmp(cma, "auto") == 0;
+    st.cma_min = cma_min > 0 ? (size_t)cma_min : 0;
     return 0;
 }
 
@@ -151,7 +187,7 @@ static int create(const char *jobid)
 static int shm_init(const struct tern_boot_info *boot)
 {
     uint32_t ncells, cell_size;
-    int rc = read_tunables(&ncells, &cell_size);
+    int rc = read_tunables(boot->local_size, &ncells, &cell_size);
 
     st.rank = boot->rank;
     st.size = boot->size;
@@ -331,6 +367,7 @@ static void shm_caps(int peer, struct tern_tp_caps *caps)
 
     caps->max_packet = ok ? st.layout.cell_size - TERN_SHM_CELL_HDR : 0;
     caps->single_copy = ok && st.peers[st.local_of[peer]].single_copy;
+    caps->single_copy_min = st.cma_min;
 }
 
 static int shm_send(int peer, const void *hdr, size_t hdr_len,
