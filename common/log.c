@@ -4,7 +4,6 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "tern/log.h"
@@ -14,8 +13,8 @@ static char prefix[320];
 
 __attribute__((constructor)) static void read_verbose(void)
 {
-    const char *v = getenv("TERN_VERBOSE");
-    tern_verbose = v ? atoi(v) : 0;
+    tern_verbose = (int)tern_env_long("TERN_VERBOSE", 0,
+        "Diagnostics on stderr: 0 quiet, 1 the paths chosen, 2 per-peer detail");
 }
 
 void tern_log_set_prefix(const char *p)

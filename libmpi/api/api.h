@@ -34,6 +34,10 @@ void tern_api_die(const char *fn, int mpi_class, const char *what)
 /* For functions declared by mpi.h that Tern does not implement yet. */
 int tern_api_unsupported(const char *fn);
 
+/* Finishes a blocking call: waits for r, fills st, frees r; returns the
+ * operation's TERN_E* code. */
+int tern_api_complete(struct tern_request *r, MPI_Status *st);
+
 /* Argument checks. */
 int tern_check_init(void);
 int tern_check_comm(MPI_Comm h, struct tern_comm **out);

@@ -131,10 +131,7 @@ static int mrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype type,
         *request = (MPI_Request)r;
         return MPI_SUCCESS;
     }
-    tern_p2p_wait(r);
-    tern_request_status(r, status);
-    rc = r->error;
-    tern_request_free(r);
+    rc = tern_api_complete(r, status);
     return rc ? tern_api_error(c, fn, rc) : MPI_SUCCESS;
 }
 

@@ -33,9 +33,7 @@ static int do_send(const char *fn, const void *buf, MPI_Count count, MPI_Datatyp
         *req = (MPI_Request)r;
         return MPI_SUCCESS;
     }
-    tern_p2p_wait(r);
-    rc = r->error;
-    tern_request_free(r);
+    rc = tern_api_complete(r, MPI_STATUS_IGNORE);
     return rc ? tern_api_error(c, fn, rc) : MPI_SUCCESS;
 }
 
@@ -59,10 +57,7 @@ static int do_recv(const char *fn, void *buf, MPI_Count count, MPI_Datatype type
         *req = (MPI_Request)r;
         return MPI_SUCCESS;
     }
-    tern_p2p_wait(r);
-    tern_request_status(r, st);
-    rc = r->error;
-    tern_request_free(r);
+    rc = tern_api_complete(r, st);
     return rc ? tern_api_error(c, fn, rc) : MPI_SUCCESS;
 }
 

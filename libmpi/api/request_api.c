@@ -291,17 +291,25 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, i
     return some("MPI_Testsome", incount, array_of_requests, outcount, array_of_indices, array_of_statuses, 0);
 }
 
-#pragma weak MPI_Request_free = PMPI_Request_free
-int PMPI_Request_free(MPI_Request *request)
+/* Converts a handle that must name a request (not MPI_REQUEST_NULL). */
+static int active_request(MPI_Request *h, struct tern_request **r)
 {
     int rc = tern_check_init();
     if (!rc)
-        rc = tern_check_ptr(request, "request");
-    struct tern_request *r = rc ? NULL : tern_request_get(*request);
-    if (!rc && !r) {
+        rc = tern_check_ptr(h, "request");
+    *r = rc ? NULL : tern_request_get(*h);
+    if (!rc && !*r) {
         tern_api_detail("invalid request (MPI_REQUEST_NULL or not a request)");
         rc = TERN_EREQUEST;
     }
+    return rc;
+}
+
+#pragma weak MPI_Request_free = PMPI_Request_free
+int PMPI_Request_free(MPI_Request *request)
+{
+    struct tern_request *r;
+    int rc = active_request(request, &r);
     if (rc)
         return tern_api_error(NULL, "MPI_Request_free", rc);
     if (r->done)
@@ -339,14 +347,8 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 #pragma weak MPI_Cancel = PMPI_Cancel
 int PMPI_Cancel(MPI_Request *request)
 {
-    int rc = tern_check_init();
-    if (!rc)
-        rc = tern_check_ptr(request, "request");
-    struct tern_request *r = rc ? NULL : tern_request_get(*request);
-    if (!rc && !r) {
-        tern_api_detail("invalid request (MPI_REQUEST_NULL or not a request)");
-        rc = TERN_EREQUEST;
-    }
+    struct tern_request *r;
+    int rc = active_request(request, &r);
     if (rc)
         return tern_api_error(NULL, "MPI_Cancel", rc);
     /* Sends are not cancelled: they complete normally, as the standard

@@ -7,6 +7,19 @@
 
 #include "libmpi/p2p/match.h"
 
+/* Unlinks r, which follows prev (NULL: r is the head). */
+static void unlink_posted(struct tern_matchq *q, struct tern_request *prev,
+                          struct tern_request *r)
+{
+    if (prev)
+        prev->next = r->next;
+    else
+        q->posted_head = r->next;
+    if (q->posted_tail == r)
+        q->posted_tail = prev;
+    r->next = NULL;
+}
+
 void tern_match_post(struct tern_matchq *q, struct tern_request *r)
 {
     r->next = NULL;
@@ -24,13 +37,7 @@ struct tern_request *tern_match_posted(struct tern_matchq *q, uint32_t ctx,
     for (struct tern_request *r = q->posted_head; r; prev = r, r = r->next) {
         if (!tern_match_fits(r->ctx, r->rank, r->tag, ctx, src, tag))
             continue;
-        if (prev)
-            prev->next = r->next;
-        else
-            q->posted_head = r->next;
-        if (q->posted_tail == r)
-            q->posted_tail = prev;
-        r->next = NULL;
+        unlink_posted(q, prev, r);
         return r;
     }
     return NULL;
@@ -42,13 +49,7 @@ int tern_match_unpost(struct tern_matchq *q, struct tern_request *target)
     for (struct tern_request *r = q->posted_head; r; prev = r, r = r->next) {
         if (r != target)
             continue;
-        if (prev)
-            prev->next = r->next;
-        else
-            q->posted_head = r->next;
-        if (q->posted_tail == r)
-            q->posted_tail = prev;
-        r->next = NULL;
+        unlink_posted(q, prev, r);
         return 1;
     }
     return 0;

@@ -32,7 +32,7 @@ static const struct tern_tp_ops *active[8];
 static int n_active;
 static const struct tern_tp_ops *blocker; /* The one that can sleep. */
 static enum wait_mode wait_mode;
-static long spin_polls, yield_ns;
+static long spin_polls, yield_ns, eager_cap;
 
 void tern_p2p_read_tunables(int oversubscribed)
 {
@@ -44,6 +44,8 @@ void tern_p2p_read_tunables(int oversubscribed)
         "Polls before a waiting rank starts to yield (auto mode)");
     yield_ns = tern_env_long("TERN_WAIT_YIELD_US", 2000,
         "Microseconds a waiting rank yields before it sleeps (auto mode)") * 1000;
+    eager_cap = tern_env_long("TERN_EAGER_MAX", 0,
+        "Largest message sent eagerly, in bytes (0: as large as the transport's packet)");
 }
 
 static int run_phase(int (*phase)(const struct tern_tp_ops *, const struct tern_boot_info *),
@@ -75,8 +77,6 @@ static void note_active(const struct tern_tp_ops *t)
 /* Picks each peer's transport and the limits the protocols use. */
 static int setup_peers(const struct tern_boot_info *boot)
 {
-    long eager_cap = tern_env_long("TERN_EAGER_MAX", 0,
-        "Largest message sent eagerly, in bytes (0: as large as the transport's packet)");
     tern_p2p.npeers = boot->size;
     tern_p2p.peers = calloc((size_t)boot->size, sizeof(struct tern_peer));
     if (!tern_p2p.peers)
