@@ -14,6 +14,7 @@
 
 #include "launcher/launcher.h"
 #include "tern/log.h"
+#include "tern/shmname.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "0.1.0"
@@ -87,6 +88,10 @@ int main(int argc, char **argv)
     if (geteuid() == 0)
         TERN_LOG(1, "running as root");
     int code = tern_job_run(&job);
+    /* Ranks killed before they unlinked their segment leave it behind. */
+    int stale = tern_shmname_remove_all(job.jobid);
+    if (stale)
+        TERN_LOG(1, "removed %d shared-memory segment(s) the job left behind", stale);
     free(job.ranks);
     free(job.stdin_buf);
     tern_cli_free(&cli);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "tern/log.h"
+#include "tern/shmname.h"
 #include "transports/shm/segment.h"
 
 #define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
@@ -142,8 +143,10 @@ int tern_shm_segment_name(char *name, size_t len, const char *jobid)
         tern_log("shm: getrandom failed: %s", strerror(errno));
         return TERN_ESHM;
     }
-    int n = snprintf(name, len, "/tern-%u-%s-%016llx", (unsigned)geteuid(),
-                     jobid, (unsigned long long)rnd);
+    char prefix[128];
+    if (tern_shmname_prefix(prefix, sizeof(prefix), jobid))
+        return TERN_EINVAL;
+    int n = snprintf(name, len, "/%s%016llx", prefix, (unsigned long long)rnd);
     return (n > 0 && (size_t)n < len) ? 0 : TERN_EINVAL;
 }
 
