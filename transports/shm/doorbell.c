@@ -5,11 +5,29 @@
  */
 #include <errno.h>
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "tern/log.h"
 #include "transports/shm/doorbell.h"
+
+int tern_shm_doorbell_asym;
+
+static long membarrier(int cmd)
+{
+    return syscall(SYS_membarrier, cmd, 0, 0);
+}
+
+int tern_shm_doorbell_register(void)
+{
+    long cmds = membarrier(MEMBARRIER_CMD_QUERY);
+    if (cmds < 0 || !(cmds & MEMBARRIER_CMD_GLOBAL_EXPEDITED) ||
+        !(cmds & MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED))
+        return 0;
+    return membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0;
+}
 
 static long futex(_Atomic uint32_t *addr, int op, uint32_t val,
                   const struct timespec *timeout)
@@ -24,7 +42,8 @@ uint32_t tern_shm_doorbell_arm(struct tern_shm_doorbell *db)
     /* Acquire keeps the store below from moving above this load. */
     uint32_t ticket = atomic_load_explicit(&db->word, memory_order_acquire);
     atomic_store_explicit(&db->sleeping, 1, memory_order_seq_cst);
-    atomic_thread_fence(memory_order_seq_cst);
+    if (!tern_shm_doorbell_asym || membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) != 0)
+        atomic_thread_fence(memory_order_seq_cst);
     return ticket;
 }
 

@@ -40,6 +40,7 @@
 #define KEY_SEG "shm.seg"
 #define KEY_CMA "shm.cma"
 #define KEY_CMAOK "shm.cmaok"
+#define KEY_MEMBARRIER "shm.mb"
 
 /* What local rank 0 publishes under KEY_SEG: the segment's geometry and
  * name, so that the other local ranks attach with its settings, whatever
@@ -207,6 +208,10 @@ static int shm_init(const struct tern_boot_info *boot)
         if (rc != 0)
             return rc;
     }
+    unsigned char mb = (unsigned char)tern_shm_doorbell_register();
+    rc = tern_boot_put(KEY_MEMBARRIER, &mb, 1);
+    if (rc != 0)
+        return rc;
     return st.local_rank == 0 ? create(boot->jobid) : 0;
 }
 
@@ -242,6 +247,26 @@ static int get_peer_key(int world, const char *key, void *buf, size_t *len)
         return 0;
     }
     return rc;
+}
+
+/* The asymmetric doorbell (doorbell.h) is safe only when every rank on the
+ * host registered for membarrier; all ranks read the same keys, so they
+ * all agree. */
+static int choose_doorbell_mode(void)
+{
+    int all = 1;
+    for (int l = 0; l < st.local_size && all; l++) {
+        unsigned char mb = 0;
+        size_t len = 1;
+        int rc = get_peer_key(st.peers[l].world, KEY_MEMBARRIER, &mb, &len);
+        if (rc != 0)
+            return rc;
+        all = len == 1 && mb == 1;
+    }
+    tern_shm_doorbell_asym = all;
+    TERN_LOG(2, "shm: doorbell %s", all ? "without sender fences (membarrier)"
+                                       : "with sender fences (membarrier not available)");
+    return 0;
 }
 
 /* Probes CMA against every local peer and publishes the results. */
@@ -298,6 +323,9 @@ static int shm_connect(void)
     }
     st.my_db = st.peers[st.local_rank].db;
     st.connected = 1;
+    rc = choose_doorbell_mode();
+    if (rc != 0)
+        return rc;
     if (!st.cma_auto) {
         TERN_LOG(1, "shm: single-copy (CMA) is off (TERN_SHM_CMA=off); large "
                  "messages on this host use the pipelined copy");
