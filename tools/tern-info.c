@@ -27,12 +27,18 @@ int main(void)
     printf("\n");
 
     tern_p2p_read_tunables(0);
+    for (int i = 0; i < n; i++)
+        if (list[i]->tunables)
+            list[i]->tunables();
     printf("\ntunables (environment variables):\n");
     for (int i = 0; i < tern_env_count(); i++) {
         const struct tern_env_entry *e = tern_env_get(i);
-        printf("  %s=%s (%s; default %s)\n      %s\n", e->name, e->value,
-               e->from_env ? "from the environment" : "default",
-               e->dflt[0] ? e->dflt : "\"\"", e->help);
+        if (e->from_env)
+            printf("  %s=%s (from the environment; default %s)\n", e->name, e->value,
+                   e->dflt[0] ? e->dflt : "\"\"");
+        else
+            printf("  %s=%s (default)\n", e->name, e->value);
+        printf("      %s\n", e->help);
     }
     return 0;
 }

@@ -78,6 +78,10 @@ struct tern_tp_ops {
     /* Sleeps until a packet may have arrived for this rank, or timeout_ms
      * passes. Spurious returns are allowed. NULL if it cannot block. */
     int (*block)(int timeout_ms);
+
+    /* Reads every tunable of the transport (so tern-info can list them);
+     * NULL if it has none. Changes nothing else. */
+    void (*tunables)(void);
 };
 
 extern const struct tern_tp_ops tern_self_ops;

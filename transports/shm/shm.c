@@ -455,6 +455,12 @@ static int shm_block(int timeout_ms)
     return 0;
 }
 
+static void shm_tunables(void)
+{
+    uint32_t ncells, cell_size;
+    read_tunables(2, &ncells, &cell_size);
+}
+
 const struct tern_tp_ops tern_shm_ops = {
     .name = "shm",
     .init = shm_init,
@@ -467,4 +473,5 @@ const struct tern_tp_ops tern_shm_ops = {
     .progress = shm_progress,
     .get_bulk = shm_get_bulk,
     .block = shm_block,
+    .tunables = shm_tunables,
 };
