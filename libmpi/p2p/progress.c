@@ -8,8 +8,10 @@
  * Waiting adapts (TERN_WAIT=auto): poll for a while, then sched_yield so
  * other ranks on an oversubscribed host can run, then block in the
  * transport (futex for shm) with a timeout. When this host has more ranks
- * than cores the poll phase is skipped: spinning there only steals the core
- * from the rank we are waiting for.
+ * than cores the poll phase is skipped, since spinning there only steals the
+ * core from the rank we are waiting for, and the yield phase is short, since
+ * every rank still yielding is one more task each core switches through
+ * before the rank that has work gets its turn.
  */
 #include <sched.h>
 #include <stdint.h>
@@ -34,6 +36,22 @@ static const struct tern_tp_ops *blocker; /* The one that can sleep. */
 static enum wait_mode wait_mode;
 static long spin_polls, yield_ns, eager_cap;
 
+/*
+ * The yield phase on an oversubscribed host. On the reference 2-vCPU VM a
+ * context switch between ranks costs 8-15 us of CPU, so the time per hop of
+ * a token ring is set by how many switches each hop takes. With the 2 ms
+ * phase every waiting rank stays runnable and each hop of an 8-rank ring took
+ * 3.8 switches; with 100 us the ranks that wait longest sleep on the futex
+ * and it took 3.1. Medians in us per hop, 2 ms vs 100 us (Open MPI in the
+ * same session): quiet host, 9 runs, 8 ranks 20.7 vs 20.7 (18.2), 4 ranks
+ * 7.6 vs 6.4 (5.9), 3 ranks 3.9 vs 3.8 (3.8); host shared with other jobs,
+ * 5 runs, 8 ranks 34.5 vs 11.6 (43.1), 4 ranks 17.7 vs 11.0 (21.4), 3 ranks
+ * 18.4 vs 9.7 (9.5). Windows of 20 and 50 us lost at 4 ranks on the quiet
+ * host (7.5 us), where a lap is shorter than the window and waiters that
+ * went to sleep must be woken with a futex call.
+ */
+#define OVERSUB_YIELD_US 100
+
 void tern_p2p_read_tunables(int oversubscribed)
 {
     const char *m = tern_env_str("TERN_WAIT", "auto",
@@ -42,8 +60,10 @@ void tern_p2p_read_tunables(int oversubscribed)
               : !strcmp(m, "block") ? WAIT_BLOCK : WAIT_AUTO;
     spin_polls = tern_env_long("TERN_WAIT_SPIN", oversubscribed ? 0 : 20000,
         "Polls before a waiting rank starts to yield (auto mode)");
-    yield_ns = tern_env_long("TERN_WAIT_YIELD_US", 2000,
-        "Microseconds a waiting rank yields before it sleeps (auto mode)") * 1000;
+    yield_ns = tern_env_long("TERN_WAIT_YIELD_US",
+        oversubscribed ? OVERSUB_YIELD_US : 2000,
+        "Microseconds a waiting rank yields before it sleeps (auto mode; "
+        "shorter by default when the host has more ranks than cores)") * 1000;
     eager_cap = tern_env_long("TERN_EAGER_MAX", 0,
         "Largest message sent eagerly, in bytes (0: as large as the transport's packet)");
 }
