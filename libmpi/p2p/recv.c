@@ -85,7 +85,7 @@ static void start_rndv(struct tern_request *r, int peer, int src, int tag,
         return;
     }
     r->state = RECV_DATA;
-    r->peer_req = len; /* Total bytes to expect, truncated or not. */
+    r->msg_len = len;
     send_reply(peer, TERN_PKT_CTS, sreq, (uint64_t)(uintptr_t)r);
 }
 
@@ -97,7 +97,7 @@ static void on_data(const struct tern_pkt *h, const void *payload, size_t n)
         memcpy((char *)r->buf + r->offset, payload, n < room ? n : room);
     }
     r->offset += n;
-    if (r->offset >= r->peer_req)
+    if (r->offset >= r->msg_len)
         finish_recv(r);
 }
 
