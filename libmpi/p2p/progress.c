@@ -52,6 +52,9 @@ static long spin_polls, yield_ns, eager_cap;
  */
 #define OVERSUB_YIELD_US 100
 
+/* How long MPI_Finalize waits for unmatched sends before it says so. */
+#define FINALIZE_WARN_NS (10L * 1000000000L)
+
 void tern_p2p_read_tunables(int oversubscribed)
 {
     const char *m = tern_env_str("TERN_WAIT", "auto",
@@ -158,17 +161,38 @@ int tern_p2p_init(const struct tern_boot_info *boot)
     return rc;
 }
 
-static int nothing_owed(void *unused)
+static long now_ns(void)
 {
-    (void)unused;
-    return !tern_p2p.pending && !tern_p2p.active_sends;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+struct finalize_wait {
+    long start, warned;
+};
+
+/* True once this rank owes nothing to others. A program whose sends were
+ * never received waits here forever, so after a while say why, once. */
+static int nothing_owed(void *arg)
+{
+    struct finalize_wait *w = arg;
+    if (!tern_p2p.pending && !tern_p2p.active_sends)
+        return 1;
+    if (!w->warned && now_ns() - w->start > FINALIZE_WARN_NS) {
+        w->warned = 1;
+        tern_log("MPI_Finalize is waiting for %d send(s) that no receive has matched; "
+                 "every message must be received before MPI_Finalize", tern_p2p.active_sends);
+    }
+    return 0;
 }
 
 int tern_p2p_finalize(void)
 {
     /* Finish what this rank still owes others (queued packets, sends the
      * user freed) before the job-wide fence, then release the transports. */
-    tern_p2p_wait_until(nothing_owed, NULL);
+    struct finalize_wait w = { now_ns(), 0 };
+    tern_p2p_wait_until(nothing_owed, &w);
     int rc = tern_boot_fence();
     int rc2 = run_phase(do_finalize, NULL);
     free(tern_p2p.peers);
@@ -190,12 +214,6 @@ int tern_progress(void)
     return n;
 }
 
-static long now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000000000L + ts.tv_nsec;
-}
 
 /* One step of waiting after `idle` fruitless polls since `since`. */
 static void back_off(long idle, long since)
