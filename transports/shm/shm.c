@@ -82,16 +82,18 @@ static struct {
  * 2-core VM a message copied through cells beat the single-copy (CMA) read
  * at every size (latency, 2 ranks: 32 KiB 1.3 us eager vs 4.3 us; 1 MiB
  * 30 us pipelined vs 68 us CMA), and eager up to 32 KiB beat rendezvous.
- * A ring has 64 cells where memory allows: with 16, bidirectional bandwidth
- * of 8-64 B messages was 60-350 MB/s, with 64 it was 77-455 MB/s (Open MPI
- * 72 MB/s at 8 B), because each side can post a whole window before the
- * other drains it. Rings are per ordered pair, so the segment grows with
- * n(n-1): to keep it within SEGMENT_BUDGET the ring first drops to 16 cells,
- * then the cell shrinks (to 4 KiB at least).
+ * A ring has 32 cells where memory allows. Bidirectional bandwidth of 8 B
+ * and 64 B messages (window 64) was 70 and 410 MB/s with 16 cells, 84 and
+ * 465 with 32, 85 and 490 with 64 (Open MPI 72-97 at 8 B), since each side
+ * can post more of its window before the other drains it; but a 2-rank
+ * token ring took 0.40 us per hop with 16, 0.42 with 32 and 0.46 with 64.
+ * Rings are per ordered pair, so the segment grows with n(n-1): to keep it
+ * within SEGMENT_BUDGET the ring first drops to 16 cells, then the cell
+ * shrinks (to 4 KiB at least).
  */
 #define CELL_PAYLOAD_MAX (32 * 1024)
 #define CELL_PAYLOAD_MIN (4 * 1024)
-#define CELLS_MAX 64
+#define CELLS_MAX 32
 #define CELLS_MIN 16
 #define SEGMENT_BUDGET (64L << 20)
 /* On the same VM the single-copy read lost to the pipelined copy at every
