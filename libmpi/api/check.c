@@ -6,7 +6,6 @@
 
 #include "libmpi/api/api.h"
 #include "libmpi/core/runtime.h"
-#include "libmpi/p2p/p2p.h"
 #include "tern/err.h"
 
 #define TERN_TAG_UB 0x7fffffff
@@ -116,14 +115,5 @@ int tern_check_xfer(const void *buf, MPI_Count count, MPI_Datatype type,
         rc = is_send ? tern_check_send_tag(tag) : tern_check_recv_tag(tag);
     if (!rc && rank != MPI_PROC_NULL)
         rc = tern_check_buf(buf, count);
-    return rc;
-}
-
-int tern_api_complete(struct tern_request *r, MPI_Status *st)
-{
-    tern_p2p_wait(r);
-    tern_request_status(r, st);
-    int rc = r->error;
-    tern_request_free(r);
     return rc;
 }

@@ -13,6 +13,15 @@
 #include "libmpi/p2p/p2p.h"
 #include "tern/err.h"
 
+int tern_api_complete(struct tern_request *r, MPI_Status *st)
+{
+    tern_p2p_wait(r);
+    tern_request_status(r, st);
+    int rc = r->error;
+    tern_request_free(r);
+    return rc;
+}
+
 static void empty_status(MPI_Status *st)
 {
     tern_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);

@@ -60,7 +60,6 @@ struct tern_request {
     uint64_t peer_req;   /* Send: the receiver's request, from its CTS. */
     size_t msg_len;      /* Pipelined receive: bytes the sender will send,
                             which may exceed what fits (truncation). */
-    size_t bsend_bytes;  /* Attached-buffer space a Bsend holds. */
     struct tern_request *next;
 };
 

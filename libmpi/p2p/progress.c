@@ -169,7 +169,8 @@ static long now_ns(void)
 }
 
 struct finalize_wait {
-    long start, warned;
+    long start;
+    int warned;
 };
 
 /* True once this rank owes nothing to others. A program whose sends were
@@ -213,7 +214,6 @@ int tern_progress(void)
         n += tern_p2p_flush();
     return n;
 }
-
 
 /* One step of waiting after `idle` fruitless polls since `since`. */
 static void back_off(long idle, long since)
