@@ -1,14 +1,25 @@
 #!/usr/bin/env bash
-# Build Tern's point-to-point benchmarks with every MPI available here and run
-# them side by side on 2 local ranks: Tern, Open MPI and MPICH.
+# Build Tern's benchmarks with every MPI available here and run them side by
+# side on local ranks: Tern, Open MPI and MPICH.  The point-to-point ones run
+# on 2 ranks; the collective ones (coll_*.c) on 2 ranks, or on --np N.
 #
 # Each benchmark runs R times per MPI, interleaved (run 1 of every MPI, then
 # run 2 of every MPI, ...) so that the machine's noise falls on all of them
 # alike; the tables show the median per size, and the ratios Tern/Open MPI and
 # Tern/MPICH.  `mpirun -np 2 ./hello` is timed wall-clock the same way.
+# A collective the MPI does not implement (MPI_ERR_UNSUPPORTED_OPERATION)
+# shows as "n/a" in that MPI's column; it does not count as a failure.
 #
 # Usage: benchmarks/compare.sh [--quick] [--verify] [--runs R]
-#                              [--bench LIST] [--keep] [--transport NAME]
+#                              [--bench LIST] [--np N] [--keep]
+#                              [--transport NAME]
+#   --bench LIST  comma- or space-separated entries: latency bw bibw hello
+#                 allreduce bcast reduce barrier allgather alltoall gather
+#                 scatter reduce_scatter iallreduce, or p2p / coll for the two
+#                 groups; a collective may carry its rank count, NAME:NP.
+#                 Default: p2p, coll, and allreduce:8 (8 ranks, oversubscribed
+#                 on smaller machines).
+#   --np N        rank count of the collectives given without :NP (default 2)
 # Environment:
 #   TERN_MPICC, TERN_MPIRUN   Tern's mpicc wrapper and mpirun; unset or not
 #                             executable: Tern's column is skipped.
@@ -18,6 +29,8 @@
 #   BENCH_TIMEOUT             seconds allowed per run (default 300)
 #   BENCH_CFLAGS              optimization flags for the builds (default -O2)
 #   BENCH_ARGS                extra arguments for every benchmark, e.g. "-m 1K:64K"
+#   COLL_ARGS                 extra arguments for the collectives only (before
+#                             BENCH_ARGS), e.g. "-s 8,1M -T 2"
 #   TERN_ARGS, OMPI_ARGS, MPICH_ARGS  extra mpirun arguments, per MPI
 #   TERN_ENV,  OMPI_ENV,  MPICH_ENV   extra VAR=value environment, per MPI
 # Exit status: 0 when every build and run succeeded, 1 otherwise, 2 on a
@@ -38,7 +51,10 @@ quick=0
 verify=0
 keep=0
 runs=${BENCH_RUNS:-}
-benches="latency bw bibw hello"
+p2p_benches="latency bw bibw hello"
+coll_benches="allreduce bcast reduce barrier allgather alltoall gather scatter reduce_scatter iallreduce"
+benches="p2p coll allreduce:8"
+coll_np=2
 transport=
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -49,6 +65,8 @@ while [ $# -gt 0 ]; do
     --runs=*) runs=${1#--runs=} ;;
     --bench) [ $# -ge 2 ] || die "--bench needs a list"; benches=${2//,/ }; shift ;;
     --bench=*) benches=${1#--bench=}; benches=${benches//,/ } ;;
+    --np) [ $# -ge 2 ] || die "--np needs a number"; coll_np=$2; shift ;;
+    --np=*) coll_np=${1#--np=} ;;
     --transport) [ $# -ge 2 ] || die "--transport needs a name"; transport=$2; shift ;;
     --transport=*) transport=${1#--transport=} ;;
     -h|--help) usage; exit 0 ;;
@@ -60,9 +78,34 @@ if [ -z "$runs" ]; then
     if [ $quick = 1 ]; then runs=3; else runs=5; fi
 fi
 case "$runs" in ''|*[!0-9]*|0) die "the number of runs must be a positive integer, not '$runs'" ;; esac
+case "$coll_np" in ''|*[!0-9]*|0|1) die "--np needs a rank count of at least 2, not '$coll_np'" ;; esac
+
+# Expand the groups and give every collective its rank count: the entries
+# become "latency", ..., "allreduce:2", "allreduce:8".  Duplicates go.
+is_coll() { case " $coll_benches " in *" $1 "*) return 0 ;; esac; return 1; }
+entries=
 for b in $benches; do
-    case "$b" in latency|bw|bibw|hello) ;; *) die "--bench: unknown benchmark '$b' (latency, bw, bibw, hello)" ;; esac
+    case "$b" in
+    p2p) list=$p2p_benches ;;
+    coll) list=$coll_benches ;;
+    *) list=$b ;;
+    esac
+    for e in $list; do
+        name=${e%%:*}
+        if is_coll "$name"; then
+            np=$coll_np
+            [ "$name" = "$e" ] || np=${e#*:}
+            case "$np" in ''|*[!0-9]*|0|1) die "--bench: '$e': the rank count must be at least 2" ;; esac
+            e=$name:$np
+        else
+            case " $p2p_benches " in *" $e "*) ;;
+            *) die "--bench: unknown benchmark '$e' (p2p: $p2p_benches; coll: $coll_benches)" ;;
+            esac
+        fi
+        case " $entries " in *" $e "*) ;; *) entries="$entries $e" ;; esac
+    done
 done
+entries=${entries# }
 timeout_s=${BENCH_TIMEOUT:-300}
 cflags=${BENCH_CFLAGS:--O2}
 
@@ -134,12 +177,22 @@ if awk -v l="$load1" -v n="$(nproc)" 'BEGIN { exit !(l + 0 > n - 1) }'; then
 fi
 
 # ---------------------------------------------------------------------------
-# Build every benchmark with every MPI, each into its own directory.
+# Build every benchmark the entries need with every MPI, each MPI into its own
+# directory.  A collective NAME is the program coll_NAME.
+prog_of() { if is_coll "${1%%:*}"; then echo "coll_${1%%:*}"; else echo "$1"; fi; }
+progs=
+for e in $entries; do
+    p=$(prog_of "$e")
+    case " $progs " in *" $p "*) ;; *) progs="$progs $p" ;; esac
+done
 for id in "${active[@]}"; do
     mkdir -p "$work/$id"
-    for b in latency bw bibw hello; do
-        srcs="$srcdir/$b.c"
-        [ "$b" = hello ] || srcs="$srcs $srcdir/bench_util.c"
+    for b in $progs; do
+        case $b in
+        hello) srcs="$srcdir/$b.c" ;;
+        coll_*) srcs="$srcdir/$b.c $srcdir/coll_util.c $srcdir/coll_verify.c" ;;
+        *) srcs="$srcdir/$b.c $srcdir/bench_util.c" ;;
+        esac
         # shellcheck disable=SC2086
         if ! "${cc[$id]}" -std=gnu11 $cflags -Wall -Wextra -Werror \
                 -o "$work/$id/$b" $srcs >"$work/$id/$b.build.log" 2>&1; then
@@ -150,25 +203,44 @@ for id in "${active[@]}"; do
     done
 done
 
-# Arguments for each benchmark; --quick keeps sizes to 64 KiB and cuts counts.
+# Ranks of an entry: NAME:NP for collectives, 2 for the rest.
+np_of() { case $1 in *:*) echo "${1#*:}" ;; *) echo 2 ;; esac; }
+
+# Arguments for each benchmark entry; --quick keeps sizes to 64 KiB and cuts
+# counts.  Collectives on more than 2 ranks (the ranks usually outnumber the
+# cores then) skip the 1 MiB size; every collective cuts its timed loops to
+# about a second per size by itself (-T).  COLL_ARGS and then BENCH_ARGS
+# come last, so their -m / -s / -i / -T win.
 bench_args() {
-    local a=""
-    if [ $quick = 1 ]; then
-        case $1 in
-        latency) a="-m 64K -i 1000 -x 100" ;;
-        bw|bibw) a="-m 64K -i 20 -x 2" ;;
-        esac
+    local a="" name=${1%%:*} np
+    np=$(np_of "$1")
+    case $name in
+    latency) [ $quick = 1 ] && a="-m 64K -i 1000 -x 100" ;;
+    bw|bibw) [ $quick = 1 ] && a="-m 64K -i 20 -x 2" ;;
+    allreduce|bcast|reduce|iallreduce)
+        { [ $quick = 1 ] || [ "$np" -gt 2 ]; } && a="-s 8,64K" ;;
+    esac
+    if is_coll "$name"; then
+        [ $quick = 1 ] && a="$a -i 200 -x 20"
+        a="$a ${COLL_ARGS:-}"
     fi
     echo "$a ${BENCH_ARGS:-}"
 }
 
-# run_mpi ID OUT ERR PROGRAM ARGS...: one 2-rank job; returns its status.
+# run_mpi ID NP OUT ERR PROGRAM ARGS...: one NP-rank job; returns its status.
 run_mpi() {
-    local id=$1 out=$2 err=$3; shift 3
+    local id=$1 np=$2 out=$3 err=$4; shift 4
     # shellcheck disable=SC2086
-    env ${renv[$id]} timeout "$timeout_s" "${run[$id]}" ${rargs[$id]} -np 2 "$@" \
+    env ${renv[$id]} timeout "$timeout_s" "${run[$id]}" ${rargs[$id]} -np "$np" "$@" \
         >"$out" 2>"$err" </dev/null
 }
+
+# A run that failed because the MPI does not implement a call: the benchmark
+# says so (coll_util.c), and Tern's fatal error handler names the class too.
+unsupported() { grep -q 'MPI_ERR_UNSUPPORTED_OPERATION' "$1" 2>/dev/null; }
+
+# File-name key of an entry: "latency", "allreduce.np8".
+key_of() { case $1 in *:*) echo "${1%%:*}.np${1#*:}" ;; *) echo "$1" ;; esac; }
 
 failed() {  # failed WHAT ERRFILE STATUS
     note "FAILED: $1 (exit $3)${4:+; $4}"
@@ -179,18 +251,21 @@ failed() {  # failed WHAT ERRFILE STATUS
 # ---------------------------------------------------------------------------
 # Optional correctness pass: every benchmark once per MPI with --verify.
 if [ $verify = 1 ]; then
-    for b in $benches; do
-        [ "$b" = hello ] && continue
+    for e in $entries; do
+        [ "$e" = hello ] && continue
+        k=$(key_of "$e")
         for id in "${active[@]}"; do
-            note "verify: $b with ${label[$id]}"
+            note "verify: $e with ${label[$id]}"
             # shellcheck disable=SC2046
-            run_mpi "$id" "$work/$id/$b.verify.out" "$work/$id/$b.verify.err" \
-                "$work/$id/$b" --verify --csv $(bench_args "$b")
+            run_mpi "$id" "$(np_of "$e")" "$work/$id/$k.verify.out" "$work/$id/$k.verify.err" \
+                "$work/$id/$(prog_of "$e")" --verify --csv $(bench_args "$e")
             rc=$?
-            if [ $rc != 0 ]; then
-                failed "$b --verify with ${label[$id]}" "$work/$id/$b.verify.err" $rc
+            if [ $rc != 0 ] && unsupported "$work/$id/$k.verify.err"; then
+                note "    n/a: ${label[$id]} does not implement a call $e needs"
+            elif [ $rc != 0 ]; then
+                failed "$e --verify with ${label[$id]}" "$work/$id/$k.verify.err" $rc
             else
-                sed 's/^/    /' "$work/$id/$b.verify.err" >&2
+                grep -v '^$' "$work/$id/$k.verify.err" | sed 's/^/    /' >&2
             fi
         done
     done
@@ -200,13 +275,16 @@ fi
 # Timed runs, interleaved: round r runs every benchmark on every MPI.
 mkdir -p "$work/results"
 for r in $(seq 1 "$runs"); do
-    note "round $r of $runs: $benches on ${active[*]}"
-    for b in $benches; do
+    note "round $r of $runs: $entries on ${active[*]}"
+    for b in $entries; do
+        k=$(key_of "$b")
         for id in "${active[@]}"; do
-            base="$work/results/$b.$id.$r"
+            base="$work/results/$k.$id.$r"
+            # Once an MPI turned out not to implement it, skip the later rounds.
+            [ -f "$work/results/$k.$id.na" ] && continue
             if [ "$b" = hello ]; then
                 t0=$(date +%s%N)
-                run_mpi "$id" "$base.out" "$base.err" "$work/$id/hello"
+                run_mpi "$id" 2 "$base.out" "$base.err" "$work/$id/hello"
                 rc=$?
                 t1=$(date +%s%N)
                 if [ $rc != 0 ]; then
@@ -219,36 +297,53 @@ for r in $(seq 1 "$runs"); do
                 fi
             else
                 # shellcheck disable=SC2046
-                run_mpi "$id" "$base.csv" "$base.err" "$work/$id/$b" --csv $(bench_args "$b")
+                run_mpi "$id" "$(np_of "$b")" "$base.csv" "$base.err" \
+                    "$work/$id/$(prog_of "$b")" --csv $(bench_args "$b")
                 rc=$?
-                [ $rc = 0 ] || failed "$b with ${label[$id]}, round $r" "$base.err" $rc
+                if [ $rc != 0 ] && unsupported "$base.err"; then
+                    note "n/a: ${label[$id]} does not implement a call $b needs:"
+                    grep -m 1 'MPI_ERR_UNSUPPORTED_OPERATION' "$base.err" | sed 's/^/    /' >&2
+                    touch "$work/results/$k.$id.na"
+                elif [ $rc != 0 ]; then
+                    failed "$b with ${label[$id]}, round $r" "$base.err" $rc
+                fi
             fi
         done
     done
 done
 
 # ---------------------------------------------------------------------------
-# Tables.  table BENCH TITLE LOWER_IS_BETTER(1|0)
+# Tables.  table KEY TITLE LOWER_IS_BETTER(1|0) [CSV_COLUMN [ROW_LABEL]]
+# The value is CSV column CSV_COLUMN (default 3) of each run's rows; a
+# ROW_LABEL replaces the size (one-row tables).  A missing value shows as
+# "-" (that MPI was skipped), "n/a" (it does not implement the call) or
+# "fail" (it ran and produced nothing for that size).
 table() {
-    local b=$1 title=$2 lower=$3 id f better
+    local b=$1 title=$2 lower=$3 col=${4:-3} rowlabel=${5:-} id f better na=""
     if [ "$lower" = 1 ]; then better="lower is better; a ratio below 1 means Tern is faster"
     else better="higher is better; a ratio above 1 means Tern is faster"; fi
+    for id in "${ids[@]}"; do
+        [ -f "$work/results/$b.$id.na" ] && na="$na $id"
+    done
     echo
     echo "== $title, median of $runs runs ($better) =="
     for id in "${ids[@]}"; do
         for f in "$work/results/$b.$id".*.csv; do
             [ -f "$f" ] || continue
-            awk -F, -v id="$id" 'NR > 1 && NF == 3 { print $2, id, $3 }' "$f"
+            awk -F, -v id="$id" -v col="$col" 'NR > 1 && NF >= col && $2 ~ /^[0-9]+$/ { print $2, id, $col }' "$f"
         done
-    done | sort -k1,1n -k2,2 -k3,3g | awk -v active="${active[*]}" -v hello="$([ "$b" = hello ] && echo 1 || echo 0)" '
+    done | sort -k1,1n -k2,2 -k3,3g | awk -v active="${active[*]}" -v na="$na" -v rowlabel="$rowlabel" '
         function flush(   i, id, n, m, v, row) {
             if (!started) return
-            row = sprintf("%-10s", hello ? "wall ms" : size)
+            row = sprintf("%-10s", rowlabel != "" ? rowlabel : size)
             for (i = 1; i <= 3; i++) {
                 id = ids[i]; n = cnt[id]
                 if (n == 0) {
                     med[id] = ""
-                    row = row sprintf("%12s", index(" " active " ", " " id " ") ? "fail" : "-")
+                    v = "-"
+                    if (index(" " na " ", " " id " ")) v = "n/a"
+                    else if (index(" " active " ", " " id " ")) v = "fail"
+                    row = row sprintf("%12s", v)
                     continue
                 }
                 if (n % 2) m = vals[id, (n + 1) / 2]
@@ -263,15 +358,50 @@ table() {
                 row = row sprintf("%12s", v)
             }
             print row
+            rows++
             delete cnt
         }
         BEGIN {
             ids[1] = "tern"; ids[2] = "openmpi"; ids[3] = "mpich"
-            printf "%-10s%12s%12s%12s%12s%12s\n", hello ? "" : "Size (B)", "Tern", "Open MPI", "MPICH", "Tern/OMPI", "Tern/MPICH"
+            printf "%-10s%12s%12s%12s%12s%12s\n", rowlabel != "" ? "" : "Size (B)", "Tern", "Open MPI", "MPICH", "Tern/OMPI", "Tern/MPICH"
         }
         !started || $1 != size { flush(); size = $1; started = 1 }
         { vals[$2, ++cnt[$2]] = $3 }
-        END { flush() }'
+        END {
+            flush()
+            if (!rows) {
+                v = ""
+                for (i = 1; i <= 3; i++)
+                    if (index(" " na " ", " " ids[i] " ")) v = v " " ids[i]
+                print v != "" ? "(no results; n/a:" v ")" : "(no results)"
+            }
+        }'
+}
+
+# The tables of one collective entry NAME:NP.
+coll_tables() {
+    local name=${1%%:*} np=${1#*:} k what
+    k=$(key_of "$1")
+    case $name in
+    allreduce) what="MPI_Allreduce, MPI_FLOAT sum, size = whole vector" ;;
+    bcast) what="MPI_Bcast from rank 0" ;;
+    reduce) what="MPI_Reduce, MPI_FLOAT sum to rank 0, size = whole vector" ;;
+    barrier) what="MPI_Barrier" ;;
+    allgather) what="MPI_Allgather, size = block per rank" ;;
+    alltoall) what="MPI_Alltoall, size = block per pair of ranks" ;;
+    gather) what="MPI_Gather to rank 0, size = block per rank" ;;
+    scatter) what="MPI_Scatter from rank 0, size = block per rank" ;;
+    reduce_scatter) what="MPI_Reduce_scatter_block, MPI_FLOAT sum, size = block per rank" ;;
+    iallreduce) what="MPI_Iallreduce overlapped with compute, MPI_FLOAT sum" ;;
+    esac
+    if [ "$name" = iallreduce ]; then
+        table "$k" "$name, $np ranks: $what; overall time per call (average over ranks), us" 1 3
+        table "$k" "$name, $np ranks: overlap of communication with compute, %" 0 8
+    elif [ "$name" = barrier ]; then
+        table "$k" "$name, $np ranks: $what; time per call (average over ranks), us" 1 3 barrier
+    else
+        table "$k" "$name, $np ranks: $what; time per call (average over ranks), us" 1 3
+    fi
 }
 
 echo
@@ -280,12 +410,13 @@ for id in "${active[@]}"; do
     echo "# ${label[$id]}: ${run[$id]}${rargs[$id]:+ ${rargs[$id]}}${renv[$id]:+ (env: ${renv[$id]})}"
 done
 [ $quick = 1 ] && echo "# --quick: sizes up to 64 KiB, reduced iteration counts"
-for b in $benches; do
+for b in $entries; do
     case $b in
     latency) table latency "latency: half round trip, us" 1 ;;
     bw) table bw "bw: unidirectional bandwidth, MB/s (1e6 B)" 0 ;;
     bibw) table bibw "bibw: bidirectional bandwidth, MB/s (1e6 B)" 0 ;;
-    hello) table hello "hello: wall-clock of mpirun -np 2 ./hello, ms" 1 ;;
+    hello) table hello "hello: wall-clock of mpirun -np 2 ./hello, ms" 1 3 "wall ms" ;;
+    *) coll_tables "$b" ;;
     esac
 done
 if [ $status != 0 ]; then

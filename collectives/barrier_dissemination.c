@@ -10,29 +10,16 @@
  * ceil(log2 p) * alpha; no payload bytes. Works for any p, powers of two or
  * not.
  */
-#include "collectives/coll.h"
+#include "collectives/algo.h"
 #include "libmpi/core/comm.h"
-#include "libmpi/core/datatype.h"
-#include "libmpi/p2p/p2p.h"
 
-int tern_coll_barrier(struct tern_comm *comm)
+void tern_coll_barrier_dissemination(struct tern_sched *s, const struct tern_coll_args *a)
 {
     const struct tern_dtype *byte = tern_dtype_get(MPI_BYTE);
-    uint32_t ctx = comm->ctx + 1;
-    int p = comm->size, r = comm->rank, rc = 0;
-    for (int k = 0, dist = 1; dist < p && !rc; k++, dist <<= 1) {
-        struct tern_request *recv, *send;
-        rc = tern_p2p_irecv(NULL, 0, byte, (r - dist + p) % p, k, comm, ctx, &recv);
-        if (rc)
-            break;
-        rc = tern_p2p_isend(NULL, 0, byte, (r + dist) % p, k, comm, ctx,
-                            TERN_SEND_STANDARD, &send);
-        if (!rc) {
-            tern_p2p_wait(send);
-            tern_request_free(send);
-        }
-        tern_p2p_wait(recv);
-        tern_request_free(recv);
+    int p = a->comm->size, r = a->comm->rank;
+    for (int dist = 1; dist < p; dist <<= 1) {
+        tern_sched_recv(s, NULL, 0, byte, (r - dist + p) % p);
+        tern_sched_send(s, NULL, 0, byte, (r + dist) % p);
+        tern_sched_round(s);
     }
-    return rc;
 }

@@ -1,16 +1,100 @@
 /*
- * Collective operations, as the API layer sees them.
+ * Collective operations, as the rest of the library sees them.
  *
- * Collectives run on the communicator's hidden context (comm->ctx + 1), so
- * their messages never match the user's receives. This issue has only the
- * barrier; the collectives issue brings the rest, each algorithm in its own
- * file as a start/progress schedule and a selection module.
+ * Every collective runs on the communicator's hidden context (comm->ctx + 1),
+ * so its messages never match the user's receives, and each call takes the
+ * next value of comm->coll_seq as its tag, so collectives in flight on one
+ * communicator (nonblocking ones) never match each other's messages.
+ *
+ * Each algorithm is a builder that fills a schedule (collectives/sched.h);
+ * the engine runs the schedule, so the blocking call (build, run, wait) and
+ * the nonblocking one (build, start, return the request) are the same code.
+ * select.c picks the algorithm for a call.
+ *
+ * Arguments arrive checked by libmpi/api/; MPI_IN_PLACE arrives as the
+ * standard's value and each collective applies the standard's meaning.
+ * Buffers are (pointer, count, datatype) triples in the user's layout; any
+ * datatype the p2p core can send works. Calls return 0 or a TERN_E* code.
+ *
+ * Arguments (struct tern_coll_args; the API layer has checked and converted
+ * them):
+ * - counts are size_t; displacements of the v forms are in elements of the
+ *   type (as MPI says), those of Alltoallw in bytes;
+ * - sbuf == MPI_IN_PLACE is passed through: each builder applies the
+ *   standard's meaning of in-place for its collective;
+ * - on non-root ranks of rooted collectives, the root-only arguments are
+ *   whatever the user passed and must not be used.
+ *
+ * The blocking functions below are also what other parts of the library use
+ * internally (communicator creation needs allgather and allreduce).
  */
 #ifndef TERN_COLLECTIVES_COLL_H
 #define TERN_COLLECTIVES_COLL_H
 
+#include <stddef.h>
+
+#include <mpi.h>
+
 struct tern_comm;
+struct tern_dtype;
+struct tern_op;
+struct tern_request;
+
+enum tern_coll_kind {
+    TERN_COLL_BARRIER,
+    TERN_COLL_BCAST,
+    TERN_COLL_REDUCE,
+    TERN_COLL_ALLREDUCE,
+    TERN_COLL_GATHER,
+    TERN_COLL_GATHERV,
+    TERN_COLL_SCATTER,
+    TERN_COLL_SCATTERV,
+    TERN_COLL_ALLGATHER,
+    TERN_COLL_ALLGATHERV,
+    TERN_COLL_ALLTOALL,
+    TERN_COLL_ALLTOALLV,
+    TERN_COLL_ALLTOALLW,
+    TERN_COLL_REDUCE_SCATTER,
+    TERN_COLL_REDUCE_SCATTER_BLOCK,
+    TERN_COLL_SCAN,
+    TERN_COLL_EXSCAN,
+    TERN_COLL_NKINDS
+};
+
+struct tern_coll_args {
+    enum tern_coll_kind kind;
+    struct tern_comm *comm;
+    const void *sbuf;
+    void *rbuf;
+    size_t scount, rcount;
+    const struct tern_dtype *sdt, *rdt;
+    /* The v and w forms, and Reduce_scatter's recvcounts (rcounts). */
+    const size_t *scounts, *sdispls, *rcounts, *rdispls;
+    const struct tern_dtype *const *sdts, *const *rdts;
+    const struct tern_op *op;
+    int root;
+};
+
+/* Runs a collective: blocking when req is NULL, else *req is the request of
+ * the nonblocking call. TERN_ENOTSUP if the collective has no algorithm. */
+int tern_coll_run(const struct tern_coll_args *a, struct tern_request **req);
+
+/* Reads TERN_COLL_<NAME> for every collective (at MPI_Init; tern-info). */
+void tern_coll_read_tunables(void);
+
+/* Shortcuts for blocking calls inside the library. */
 
 int tern_coll_barrier(struct tern_comm *comm);
+int tern_coll_bcast(void *buf, size_t count, const struct tern_dtype *dt,
+                    int root, struct tern_comm *comm);
+int tern_coll_reduce(const void *sbuf, void *rbuf, size_t count,
+                     const struct tern_dtype *dt, const struct tern_op *op,
+                     int root, struct tern_comm *comm);
+int tern_coll_allreduce(const void *sbuf, void *rbuf, size_t count,
+                        const struct tern_dtype *dt, const struct tern_op *op,
+                        struct tern_comm *comm);
+int tern_coll_allgather(const void *sbuf, size_t scount, const struct tern_dtype *sdt,
+                        void *rbuf, size_t rcount, const struct tern_dtype *rdt,
+                        struct tern_comm *comm);
 
 #endif

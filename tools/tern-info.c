@@ -9,6 +9,7 @@
 
 #include <mpi.h>
 
+#include "collectives/coll.h"
 #include "tern/env.h"
 #include "libmpi/p2p/p2p.h"
 #include "transports/registry.h"
@@ -27,6 +28,7 @@ int main(void)
     printf("\n");
 
     tern_p2p_read_tunables(0);
+    tern_coll_read_tunables();
     for (int i = 0; i < n; i++)
         if (list[i]->tunables)
             list[i]->tunables();

@@ -20,6 +20,8 @@
 #include "libmpi/core/datatype.h"
 #include "libmpi/core/request.h"
 
+struct tern_group;
+
 /* Records what was wrong, for the next tern_api_error(). */
 void tern_api_detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -49,6 +51,11 @@ int tern_check_source(const struct tern_comm *c, int rank);
 int tern_check_send_tag(int tag);
 int tern_check_recv_tag(int tag);
 int tern_check_ptr(const void *p, const char *name);
+/* A valid group (MPI_GROUP_EMPTY included); defined in group_api.c. */
+int tern_check_group(MPI_Group h, struct tern_group **out);
+/* MPI_INFO_NULL, the only info argument accepted until info objects exist;
+ * defined in comm_api.c. */
+int tern_check_info_null(MPI_Info info);
 
 /* The usual checks of a send or receive call, in the standard's order. */
 int tern_check_xfer(const void *buf, MPI_Count count, MPI_Datatype type,

@@ -46,8 +46,10 @@ int tern_check_type(MPI_Datatype h, const struct tern_dtype **out)
         return 0;
     if (h == MPI_DATATYPE_NULL)
         tern_api_detail("invalid datatype MPI_DATATYPE_NULL");
+    else if (tern_dtype_lookup(h))
+        tern_api_detail("datatype not committed (call MPI_Type_commit)");
     else
-        tern_api_detail("invalid datatype %p (not a committed datatype)", (void *)h);
+        tern_api_detail("invalid datatype %p (not a datatype, or freed)", (void *)h);
     return TERN_ETYPE;
 }
 
@@ -63,7 +65,7 @@ int tern_check_dest(const struct tern_comm *c, int rank)
 {
     if (rank == MPI_PROC_NULL || (rank >= 0 && rank < c->size))
         return 0;
-    tern_api_detail("invalid rank %d: %s has ranks 0 to %d", rank, c->name, c->size - 1);
+    tern_api_detail("invalid rank %d: %s has ranks 0 to %d", rank, tern_comm_label(c), c->size - 1);
     return TERN_ERANK;
 }
 
@@ -104,16 +106,26 @@ int tern_check_xfer(const void *buf, MPI_Count count, MPI_Datatype type,
         rc = tern_check_count(count);
     if (!rc)
         rc = tern_check_type(type, dt);
-    if (!rc && (*dt)->extent && (size_t)count > SIZE_MAX / 2 / (*dt)->extent) {
-        tern_api_detail("invalid count %lld: %lld elements of %s do not fit in memory",
-                        (long long)count, (long long)count, (*dt)->name);
-        rc = TERN_ECOUNT;
+    if (!rc) {
+        /* count * size and the span count * |extent| must fit in memory. */
+        size_t size = (*dt)->size;
+        MPI_Aint ext = (*dt)->extent;
+        size_t span = ext < 0 ? (size_t)0 - (size_t)ext : (size_t)ext;
+        if ((size && (size_t)count > (size_t)PTRDIFF_MAX / size) ||
+            (span && (size_t)count > (size_t)PTRDIFF_MAX / span)) {
+            tern_api_detail("invalid count %lld: %lld elements of %s (%zu bytes, extent %lld) "
+                            "do not fit in memory", (long long)count, (long long)count,
+                            (*dt)->name[0] ? (*dt)->name : "this derived datatype", size,
+                            (long long)ext);
+            rc = TERN_ECOUNT;
+        }
     }
     if (!rc)
         rc = is_send ? tern_check_dest(*c, rank) : tern_check_source(*c, rank);
     if (!rc)
         rc = is_send ? tern_check_send_tag(tag) : tern_check_recv_tag(tag);
+    /* A derived type may hold absolute addresses, used with MPI_BOTTOM. */
     if (!rc && rank != MPI_PROC_NULL)
-        rc = tern_check_buf(buf, count);
+        rc = tern_check_buf(buf, (*dt)->predefined ? count : 0);
     return rc;
 }

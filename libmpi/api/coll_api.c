@@ -1,17 +1,29 @@
 /*
- * Collective operations: argument checks, then collectives/.
+ * Collective operations: the barrier here, the other collectives by family
+ * in coll_rooted_api.c (Bcast, Gather(v), Scatter(v)), coll_all_api.c
+ * (Allgather(v), Alltoall(v,w)) and coll_reduce_api.c (Reduce, Allreduce,
+ * Reduce_scatter(_block), Scan, Exscan). Each family file checks and
+ * converts the arguments of a collective once (coll_check.h) and runs it
+ * through collectives/; the int, _c, blocking and nonblocking MPI functions
+ * are thin wrappers.
  */
-#include "collectives/coll.h"
-#include "libmpi/api/api.h"
+#include "libmpi/api/coll_check.h"
+
+static int barrier(const char *fn, MPI_Comm comm, MPI_Request *req)
+{
+    struct tern_api_coll x = { .a = { .kind = TERN_COLL_BARRIER } };
+    int rc = tern_api_coll_begin(comm, req, &x.a.comm);
+    return tern_api_coll_run(fn, &x, rc, req);
+}
 
 #pragma weak MPI_Barrier = PMPI_Barrier
 int PMPI_Barrier(MPI_Comm comm)
 {
-    struct tern_comm *c = NULL;
-    int rc = tern_check_init();
-    if (!rc)
-        rc = tern_check_comm(comm, &c);
-    if (!rc)
-        rc = tern_coll_barrier(c);
-    return rc ? tern_api_error(c, "MPI_Barrier", rc) : MPI_SUCCESS;
+    return barrier("MPI_Barrier", comm, TERN_API_BLOCKING);
+}
+
+#pragma weak MPI_Ibarrier = PMPI_Ibarrier
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    return barrier("MPI_Ibarrier", comm, request);
 }

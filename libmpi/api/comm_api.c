@@ -1,13 +1,53 @@
 /*
- * Communicator queries: rank, size, name, and the predefined attributes of
- * MPI_COMM_WORLD.
+ * Communicator management: queries (rank, size, name, group, compare), the
+ * constructors (dup, split, split_type, create, create_group) and
+ * MPI_Comm_free. Intercommunicators do not exist yet, so the calls that
+ * need one report MPI_ERR_COMM. Attribute calls are in attr_api.c.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "libmpi/api/api.h"
-#include "libmpi/core/runtime.h"
+#include "libmpi/core/attr.h"
+#include "libmpi/core/group.h"
 #include "tern/err.h"
+
+int tern_check_info_null(MPI_Info info)
+{
+    if (info == MPI_INFO_NULL)
+        return 0;
+    tern_api_detail("invalid info %p: info objects are not supported yet "
+                    "(pass MPI_INFO_NULL)", (void *)info);
+    return TERN_EINFO;
+}
+
+/* Describes the failure of a constructor or of MPI_Comm_free when an
+ * attribute callback caused it. */
+static void describe_cb_error(int rc, const char *which)
+{
+    int keyval, code;
+    tern_attr_cb_error(&keyval, &code);
+    if (rc == TERN_EOTHER && keyval)
+        tern_api_detail("the %s callback of keyval %d returned error %d", which, keyval, code);
+}
+
+/* The common first checks of a constructor: initialized, comm valid, the
+ * output pointer not NULL. */
+static int check_ctor(MPI_Comm comm, struct tern_comm **c, const void *newcomm)
+{
+    int rc = tern_check_init();
+    if (!rc)
+        rc = tern_check_comm(comm, c);
+    if (!rc)
+        rc = tern_check_ptr(newcomm, "newcomm");
+    return rc;
+}
+
+/* Hands a new communicator (or none) to the user. */
+static MPI_Comm handle_of(struct tern_comm *c)
+{
+    return c ? c->handle : MPI_COMM_NULL;
+}
 
 #pragma weak MPI_Comm_rank = PMPI_Comm_rank
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
@@ -72,53 +112,251 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
     return MPI_SUCCESS;
 }
 
-/* Values of the predefined attributes; the standard hands out pointers. */
-static int attr_tag_ub = 0x7fffffff;
-static int attr_host = MPI_PROC_NULL;
-static int attr_io = MPI_ANY_SOURCE;  /* Every rank can do I/O. */
-static int attr_wtime_is_global = 0;
-static int attr_appnum = 0;
-static int attr_universe_size;
-static int attr_lastusedcode = MPI_ERR_LASTCODE;
-
-static int *predefined_attr(int keyval)
+/* MPI_Comm_dup and its variants; the nonblocking ones pass is_nb = 1. */
+static int dup_common(const char *fn, MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+                      int is_nb, MPI_Request *request)
 {
-    switch (keyval) {
-    case MPI_TAG_UB: return &attr_tag_ub;
-    case MPI_HOST: return &attr_host;
-    case MPI_IO: return &attr_io;
-    case MPI_WTIME_IS_GLOBAL: return &attr_wtime_is_global;
-    case MPI_APPNUM: return &attr_appnum;
-    case MPI_UNIVERSE_SIZE:
-        attr_universe_size = tern_rt.boot.size;
-        return &attr_universe_size;
-    case MPI_LASTUSEDCODE: return &attr_lastusedcode;
-    default: return NULL;
+    struct tern_comm *c = NULL, *nc = NULL;
+    int rc = check_ctor(comm, &c, newcomm);
+    if (!rc)
+        rc = tern_check_info_null(info);
+    if (!rc && is_nb)
+        rc = tern_check_ptr(request, "request");
+    if (!rc) {
+        rc = tern_comm_dup(c, &nc);
+        describe_cb_error(rc, "copy");
     }
+    struct tern_request *r = NULL;
+    if (!rc && is_nb && !(r = tern_request_alloc(TERN_REQ_SEND))) {
+        tern_comm_free(nc);
+        rc = TERN_ENOMEM;
+    }
+    if (rc)
+        return tern_api_error(c, fn, rc);
+    *newcomm = nc->handle;
+    if (r) {
+        /* MPI_Comm_idup runs the blocking dup for now (every member must
+         * reach it, as with any collective) and hands back a request that
+         * is already complete, with an empty status. */
+        r->done = 1;
+        *request = (MPI_Request)r;
+    }
+    return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
-int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+#pragma weak MPI_Comm_dup = PMPI_Comm_dup
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    return dup_common("MPI_Comm_dup", comm, MPI_INFO_NULL, newcomm, 0, NULL);
+}
+
+#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    return dup_common("MPI_Comm_dup_with_info", comm, info, newcomm, 0, NULL);
+}
+
+#pragma weak MPI_Comm_idup = PMPI_Comm_idup
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    return dup_common("MPI_Comm_idup", comm, MPI_INFO_NULL, newcomm, 1, request);
+}
+
+#pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
+{
+    return dup_common("MPI_Comm_idup_with_info", comm, info, newcomm, 1, request);
+}
+
+#pragma weak MPI_Comm_split = PMPI_Comm_split
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    struct tern_comm *c = NULL, *nc = NULL;
+    int rc = check_ctor(comm, &c, newcomm);
+    if (!rc && color < 0 && color != MPI_UNDEFINED) {
+        tern_api_detail("invalid color %d: colors are >= 0, or MPI_UNDEFINED", color);
+        rc = TERN_EARG;
+    }
+    if (!rc)
+        rc = tern_comm_split(c, color, key, &nc);
+    if (rc)
+        return tern_api_error(c, "MPI_Comm_split", rc);
+    *newcomm = handle_of(nc);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    struct tern_comm *c = NULL, *nc = NULL;
+    int rc = check_ctor(comm, &c, newcomm);
+    if (!rc && split_type != MPI_UNDEFINED && split_type != MPI_COMM_TYPE_SHARED &&
+        split_type != MPI_COMM_TYPE_HW_UNGUIDED && split_type != MPI_COMM_TYPE_HW_GUIDED &&
+        split_type != MPI_COMM_TYPE_RESOURCE_GUIDED) {
+        tern_api_detail("invalid split_type %d (MPI_COMM_TYPE_SHARED, _HW_GUIDED, "
+                        "_HW_UNGUIDED, _RESOURCE_GUIDED or MPI_UNDEFINED)", split_type);
+        rc = TERN_EARG;
+    }
+    if (!rc)
+        rc = tern_check_info_null(info);
+    if (!rc)
+        rc = tern_comm_split_type(c, split_type, key, &nc);
+    if (rc)
+        return tern_api_error(c, "MPI_Comm_split_type", rc);
+    *newcomm = handle_of(nc);
+    return MPI_SUCCESS;
+}
+
+/* Every member of g must belong to comm. */
+static int check_subgroup(const struct tern_comm *c, const struct tern_group *g)
+{
+    for (int i = 0; i < g->size; i++) {
+        if (tern_group_rank_of(c->group, g->world[i]) == MPI_UNDEFINED) {
+            tern_api_detail("invalid group: its rank %d (world rank %d) is not in %s",
+                            i, g->world[i], tern_comm_label(c));
+            return TERN_EGROUP;
+        }
+    }
+    return 0;
+}
+
+#pragma weak MPI_Comm_create = PMPI_Comm_create
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    struct tern_comm *c = NULL, *nc = NULL;
+    struct tern_group *g;
+    int rc = check_ctor(comm, &c, newcomm);
+    if (!rc)
+        rc = tern_check_group(group, &g);
+    if (!rc)
+        rc = check_subgroup(c, g);
+    if (!rc)
+        rc = tern_comm_create(c, g, &nc);
+    if (rc)
+        return tern_api_error(c, "MPI_Comm_create", rc);
+    *newcomm = handle_of(nc);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    struct tern_comm *c = NULL, *nc = NULL;
+    struct tern_group *g;
+    int rc = check_ctor(comm, &c, newcomm);
+    if (!rc)
+        rc = tern_check_group(group, &g);
+    if (!rc)
+        rc = tern_check_send_tag(tag);
+    if (!rc)
+        rc = check_subgroup(c, g);
+    if (!rc)
+        rc = tern_comm_create_group(c, g, tag, &nc);
+    if (rc)
+        return tern_api_error(c, "MPI_Comm_create_group", rc);
+    *newcomm = handle_of(nc);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_free = PMPI_Comm_free
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+    struct tern_comm *c = NULL;
+    int rc = tern_check_init();
+    if (!rc)
+        rc = tern_check_ptr(comm, "comm");
+    if (!rc)
+        rc = tern_check_comm(*comm, &c);
+    if (!rc && (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)) {
+        tern_api_detail("invalid communicator: %s cannot be freed", c->name);
+        rc = TERN_ECOMM;
+    }
+    if (!rc) {
+        rc = tern_comm_free(c);
+        describe_cb_error(rc, "delete");
+    }
+    if (rc)
+        return tern_api_error(c, "MPI_Comm_free", rc);
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_compare = PMPI_Comm_compare
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+    struct tern_comm *a = NULL, *b = NULL;
+    int rc = tern_check_init();
+    if (!rc)
+        rc = tern_check_comm(comm1, &a);
+    if (!rc)
+        rc = tern_check_comm(comm2, &b);
+    if (!rc)
+        rc = tern_check_ptr(result, "result");
+    if (!rc)
+        rc = tern_comm_compare(a, b, result);
+    return rc ? tern_api_error(a, "MPI_Comm_compare", rc) : MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
     struct tern_comm *c = NULL;
     int rc = tern_check_init();
     if (!rc)
         rc = tern_check_comm(comm, &c);
     if (!rc)
-        rc = tern_check_ptr(attribute_val, "attribute_val");
-    if (!rc)
         rc = tern_check_ptr(flag, "flag");
-    int *value = rc ? NULL : predefined_attr(comm_keyval);
-    if (!rc && !value) {
-        tern_api_detail("invalid keyval %d (attribute keys of your own come with "
-                        "MPI_Comm_create_keyval, not implemented yet)", comm_keyval);
-        rc = TERN_EKEYVAL;
-    }
     if (rc)
-        return tern_api_error(c, "MPI_Comm_get_attr", rc);
-    /* The predefined attributes belong to MPI_COMM_WORLD only. */
-    *flag = c == tern_comm_world();
-    if (*flag)
-        *(int **)attribute_val = value;
+        return tern_api_error(c, "MPI_Comm_test_inter", rc);
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
+/* The remote side exists for intercommunicators only. */
+static int check_inter(MPI_Comm comm, struct tern_comm **c, const void *out, const char *name)
+{
+    int rc = tern_check_init();
+    if (!rc)
+        rc = tern_check_comm(comm, c);
+    if (!rc)
+        rc = tern_check_ptr(out, name);
+    if (!rc) {
+        tern_api_detail("invalid communicator: %s is an intracommunicator, and only "
+                        "an intercommunicator has a remote group", tern_comm_label(*c));
+        rc = TERN_ECOMM;
+    }
+    return rc;
+}
+
+#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
+int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
+{
+    struct tern_comm *c = NULL;
+    int rc = check_inter(comm, &c, size, "size");
+    return tern_api_error(c, "MPI_Comm_remote_size", rc);
+}
+
+#pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+    struct tern_comm *c = NULL;
+    int rc = check_inter(comm, &c, group, "group");
+    return tern_api_error(c, "MPI_Comm_remote_group", rc);
+}
+
+#pragma weak MPI_Comm_group = PMPI_Comm_group
+int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
+{
+    struct tern_comm *c = NULL;
+    int rc = tern_check_init();
+    if (!rc)
+        rc = tern_check_comm(comm, &c);
+    if (!rc)
+        rc = tern_check_ptr(group, "group");
+    if (rc)
+        return tern_api_error(c, "MPI_Comm_group", rc);
+    /* Groups are immutable, so the communicator's own one is shared. */
+    tern_group_retain(c->group);
+    *group = c->group->handle;
     return MPI_SUCCESS;
 }

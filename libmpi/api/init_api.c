@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collectives/coll.h"
 #include "libmpi/api/api.h"
 #include "libmpi/core/runtime.h"
 #include "libmpi/p2p/p2p.h"
@@ -36,6 +37,7 @@ static int start(int required, int *provided)
     rc = tern_comm_init(tern_rt.boot.rank, tern_rt.boot.size);
     if (!rc)
         rc = tern_p2p_init(&tern_rt.boot);
+    tern_coll_read_tunables();
     if (rc) {
         tern_api_detail("start-up failed: %s", tern_err_message(rc));
         return rc;
@@ -76,6 +78,10 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 int PMPI_Finalize(void)
 {
     int rc = tern_check_init();
+    /* The standard: MPI_COMM_SELF's attributes are deleted first, while
+     * everything still works, so their callbacks may call MPI. */
+    if (!rc)
+        rc = tern_comm_finalize_attrs();
     if (!rc)
         rc = tern_p2p_finalize();
     if (rc)

@@ -120,7 +120,7 @@ static int mrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype type,
     if (!rc)
         rc = tern_check_type(type, &dt);
     if (!rc && u)
-        rc = tern_check_buf(buf, count);
+        rc = tern_check_buf(buf, dt->predefined ? count : 0);
     struct tern_comm *c = u ? u->comm : NULL;
     if (!rc)
         rc = tern_p2p_imrecv(buf, (size_t)count, dt, u, &r);

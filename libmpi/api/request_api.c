@@ -2,6 +2,12 @@
  * Completion: the Wait and Test families, Request_free, Request_get_status,
  * Cancel and Test_cancelled.
  *
+ * Requests of nonblocking collectives (kind TERN_REQ_COLL) go through the
+ * same code: the progress engine advances their schedules, and completing
+ * one gives an empty status. MPI_Request_free of one is accepted (the
+ * schedule runs to its end and frees the request), although the standard
+ * calls it erroneous; MPI_Cancel of one is an error.
+ *
  * All of them convert the handles first (an invalid handle is an error
  * before anything completes), then drive progress until their condition
  * holds. Completing a request fills the status, frees the request and sets
@@ -44,7 +50,8 @@ static int check_requests(int count, const MPI_Request reqs[])
 
 /* Completes the done request behind *h: status, free, handle to NULL.
  * Returns the operation's error code (0 if it succeeded); on an error,
- * *comm is the communicator whose handler applies. */
+ * *comm is the communicator whose handler applies. A nonblocking
+ * collective's status is empty, as for a send. */
 static int retire(MPI_Request *h, MPI_Status *st, struct tern_comm **comm)
 {
     struct tern_request *r = tern_request_get(*h);
@@ -52,6 +59,10 @@ static int retire(MPI_Request *h, MPI_Status *st, struct tern_comm **comm)
     int err = r->error;
     if (err)
         *comm = r->comm;
+    if (err == TERN_ETRUNCATE && r->kind == TERN_REQ_COLL)
+        tern_api_detail("a nonblocking collective on %s failed: the ranks disagree on the "
+                        "message size, they passed different counts or datatypes "
+                        "(message truncated)", r->comm->name);
     tern_request_free(r);
     *h = MPI_REQUEST_NULL;
     return err;
@@ -360,6 +371,11 @@ int PMPI_Cancel(MPI_Request *request)
     int rc = active_request(request, &r);
     if (rc)
         return tern_api_error(NULL, "MPI_Cancel", rc);
+    if (r->kind == TERN_REQ_COLL) {
+        tern_api_detail("a nonblocking collective cannot be cancelled (the MPI standard "
+                        "makes MPI_Cancel of one erroneous)");
+        return tern_api_error(r->comm, "MPI_Cancel", TERN_EREQUEST);
+    }
     /* Sends are not cancelled: they complete normally, as the standard
      * allows, and MPI_Test_cancelled then reports false. */
     tern_p2p_cancel(r);

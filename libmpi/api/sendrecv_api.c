@@ -61,15 +61,16 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
         rc = tern_check_xfer(buf, count, datatype, dest, sendtag, comm, 1, &c, &dt);
     if (!rc)
         rc = tern_check_xfer(buf, count, datatype, source, recvtag, comm, 0, &c, &dt);
-    /* The outgoing data is copied first, so the receive can land in buf. */
-    size_t bytes = rc ? 0 : (size_t)count * dt->extent;
+    /* The outgoing data is packed first, so the receive can land in buf;
+     * it goes out as bytes, which have the same type signature. */
+    size_t bytes = rc ? 0 : (size_t)count * dt->size;
     void *copy = NULL;
     if (!rc && bytes && !(copy = malloc(bytes)))
         rc = TERN_ENOMEM;
     if (!rc) {
         if (copy)
-            memcpy(copy, buf, bytes);
-        rc = exchange(c, copy, (size_t)count, dt, dest, sendtag,
+            tern_dtype_pack(dt, buf, (size_t)count, copy);
+        rc = exchange(c, copy, bytes, tern_dtype_get(MPI_BYTE), dest, sendtag,
                       buf, (size_t)count, dt, source, recvtag, status);
     }
     free(copy);

@@ -1,8 +1,49 @@
 /*
- * Communicators. This issue has MPI_COMM_WORLD and MPI_COMM_SELF only; the
- * structure is the general one: a context id for point-to-point traffic (the
- * next id, ctx + 1, is the hidden context of its collectives), this rank's
- * rank, the size, and the map from communicator rank to world rank.
+ * Communicators (intracommunicators; intercommunicators do not exist yet).
+ *
+ * A communicator is a group (whose world[] array comm->world points into),
+ * this process's rank in it, its error handler, its name, its cached
+ * attributes, and three context ids:
+ *
+ *   ctx        point-to-point traffic of the user;
+ *   ctx + 1    its collectives (collectives/), tagged with coll_seq++;
+ *   gctx       the scratch context of MPI_Comm_create_group called with this
+ *              communicator as the parent, tagged with the user's tag.
+ *
+ * Context ids. MPI_COMM_WORLD has ctx 0 (and 1), MPI_COMM_SELF ctx 2 (and
+ * 3); their scratch contexts are 4 and 5. Every other communicator takes
+ * three consecutive ids M, M+1, M+2 (ctx = M, gctx = M + 2). Each process
+ * keeps next_ctx, the smallest id it has never used (6 at start). A creation
+ * that is collective over a parent gathers every member's next_ctx, takes
+ * the maximum M, and every member then sets next_ctx = M + 3;
+ * MPI_Comm_create_group does the same among the group's members only, over
+ * point-to-point messages on the parent's gctx. Ids are therefore
+ * never reused on any process, and every member of a new communicator
+ * receives on ids no other communicator of that process ever had, whatever
+ * the order and overlap of creations: a message can only match in the
+ * communicator it was sent on (a message that arrives before its receiver
+ * has created the communicator waits in the unexpected queue under that id).
+ * The processes of the parent outside the group of an MPI_Comm_create_group
+ * call neither take part nor learn of it; that is harmless, because an id
+ * only has to be fresh on the processes that receive on it. MPI_Comm_create
+ * gives disjoint groups the same ids, which is harmless for the same reason.
+ *
+ * Lifetime. A user communicator is a heap object whose handle is its
+ * address. It counts references: one for the user's handle, one for each
+ * request that names it (tern_request_hold_comm) and for each nonblocking
+ * operation in flight. MPI_Comm_free runs the attributes' delete callbacks,
+ * marks the object TERN_MAGIC_DEAD (so the handle is rejected from then on)
+ * and drops the user's reference. When the last reference goes the object
+ * moves to a graveyard and its memory is reclaimed at the next creation or
+ * free, or at MPI_Finalize, never while a caller may still be looking at it
+ * (the completion of a failed request reports through its communicator's
+ * error handler right after dropping the request's reference). A reference
+ * taken again before that (a nonblocking operation posting its next step)
+ * takes the object back out of the graveyard.
+ * MPI_COMM_WORLD and MPI_COMM_SELF are static; counting their references
+ * does nothing.
+ *
+ * Errors: 0 or a negative TERN_E* code.
  */
 #ifndef TERN_CORE_COMM_H
 #define TERN_CORE_COMM_H
@@ -11,21 +52,38 @@
 
 #include <mpi.h>
 
+#include "libmpi/core/attr.h"
+
 struct tern_errhandler;
+struct tern_group;
+
+#define TERN_CTX_STEP 3   /* Context ids each new communicator takes. */
 
 struct tern_comm {
     uint32_t magic;
     uint32_t ctx;
+    uint32_t coll_seq;              /* Tag of the next collective call. */
     int rank;
     int size;
     int *world;                     /* world[r] = world rank of rank r. */
     MPI_Comm handle;                /* The handle users see. */
     struct tern_errhandler *errh;
-    char name[MPI_MAX_OBJECT_NAME];
+    char name[MPI_MAX_OBJECT_NAME]; /* "" until set, for user communicators. */
+
+    uint32_t gctx;                  /* Scratch context of Comm_create_group. */
+    int refs;
+    struct tern_group *group;       /* Owns world[]. */
+    struct tern_attr_list attrs;
+    struct tern_comm *prev, *next;  /* Live (or graveyard) list. */
+    int where;                      /* Which of the two lists, if any. */
 };
 
 /* Sets up the predefined communicators from the world rank and size. */
 int tern_comm_init(int world_rank, int world_size);
+/* Deletes MPI_COMM_SELF's attributes (then MPI_COMM_WORLD's), newest first,
+ * through their delete callbacks: the first thing MPI_Finalize does. */
+int tern_comm_finalize_attrs(void);
+/* Frees every communicator, group and keyval left. */
 void tern_comm_finalize(void);
 
 /* The communicator behind a handle, or NULL if it is not a valid one. */
@@ -33,5 +91,42 @@ struct tern_comm *tern_comm_get(MPI_Comm h);
 
 struct tern_comm *tern_comm_world(void);
 struct tern_comm *tern_comm_self(void);
+
+/* The name for messages: the user's name, or "an unnamed communicator". */
+const char *tern_comm_label(const struct tern_comm *c);
+
+void tern_comm_retain(struct tern_comm *c);
+void tern_comm_release(struct tern_comm *c);
+
+/* Context ids (see above): this process's next_ctx, and the update after a
+ * creation that agreed on M. TERN_EOTHER when the ids are exhausted. */
+uint32_t tern_comm_next_ctx(void);
+int tern_comm_take_ctx(uint32_t m);
+
+/* A new communicator over group g (which it retains) with ids m, m+1, m+2,
+ * the parent's error handler, no name and no attributes; this process must
+ * be a member of g. */
+int tern_comm_new(const struct tern_comm *parent, struct tern_group *g, uint32_t m,
+                  struct tern_comm **out);
+
+/* MPI_Comm_free: delete callbacks, then the user's reference. On a callback
+ * error the communicator stays valid. Predefined ones give TERN_ECOMM. */
+int tern_comm_free(struct tern_comm *c);
+
+/* Creation (comm_create.c). Collective over parent, except create_group
+ * (over g's members only). *out is NULL where the standard gives
+ * MPI_COMM_NULL. */
+int tern_comm_dup(struct tern_comm *parent, struct tern_comm **out);
+int tern_comm_split(struct tern_comm *parent, int color, int key,
+                    struct tern_comm **out);
+/* MPI_COMM_TYPE_SHARED and the hardware split types; see comm_create.c. */
+int tern_comm_split_type(struct tern_comm *parent, int type, int key,
+                         struct tern_comm **out);
+int tern_comm_create(struct tern_comm *parent, struct tern_group *g,
+                     struct tern_comm **out);
+int tern_comm_create_group(struct tern_comm *parent, struct tern_group *g, int tag,
+                           struct tern_comm **out);
+/* *result = MPI_IDENT, MPI_CONGRUENT, MPI_SIMILAR or MPI_UNEQUAL. */
+int tern_comm_compare(const struct tern_comm *a, const struct tern_comm *b, int *result);
 
 #endif

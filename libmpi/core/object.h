@@ -20,6 +20,8 @@ enum tern_magic {
     TERN_MAGIC_ERRH = 0x45727268,     /* "Errh" */
     TERN_MAGIC_DTYPE = 0x44747970,    /* "Dtyp" */
     TERN_MAGIC_MESSAGE = 0x4d657367,  /* "Mesg" */
+    TERN_MAGIC_GROUP = 0x47727570,    /* "Grup" */
+    TERN_MAGIC_OP = 0x4f706572,       /* "Oper" */
     TERN_MAGIC_DEAD = 0x44656164      /* "Dead": freed, caught on reuse */
 };
 

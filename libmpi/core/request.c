@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libmpi/core/comm.h"
+#include "libmpi/core/datatype.h"
 #include "libmpi/core/object.h"
 #include "libmpi/core/request.h"
 
@@ -26,8 +28,21 @@ struct tern_request *tern_request_alloc(int kind)
     return r;
 }
 
+void tern_request_hold_comm(struct tern_request *r, struct tern_comm *comm)
+{
+    if (r->holds_comm)
+        tern_comm_release(r->comm);
+    r->comm = comm;
+    r->holds_comm = 1;
+    tern_comm_retain(comm);
+}
+
 void tern_request_free(struct tern_request *r)
 {
+    if (r->holds_comm)
+        tern_comm_release(r->comm);
+    if (r->dtype)
+        tern_dtype_release(r->dtype);
     free(r->tmp);
     r->magic = TERN_MAGIC_DEAD;
     r->next = free_list;

@@ -22,7 +22,8 @@ struct tern_dtype;
 enum tern_req_kind {
     TERN_REQ_SEND = 1,
     TERN_REQ_RECV,
-    TERN_REQ_NULLPROC   /* Operation on MPI_PROC_NULL: complete at once. */
+    TERN_REQ_NULLPROC,  /* Operation on MPI_PROC_NULL: complete at once. */
+    TERN_REQ_COLL       /* A nonblocking collective (collectives/sched.h). */
 };
 
 struct tern_request {
@@ -33,6 +34,7 @@ struct tern_request {
     uint8_t user_freed;     /* MPI_Request_free before completion. */
     uint8_t sync;           /* Synchronous send: completes on match. */
     uint8_t state;          /* Protocol state, owned by p2p. */
+    uint8_t holds_comm;     /* Holds a reference on comm (tern_request_hold_comm). */
     int error;              /* TERN_E* for status.MPI_ERROR, 0 if none. */
     struct tern_comm *comm;
 
@@ -65,6 +67,10 @@ struct tern_request {
 
 struct tern_request *tern_request_alloc(int kind);
 void tern_request_free(struct tern_request *r);
+
+/* Sets r->comm and takes a reference on it, dropped by tern_request_free(),
+ * so a communicator freed while the request is pending stays alive. */
+void tern_request_hold_comm(struct tern_request *r, struct tern_comm *comm);
 
 /* The request behind a handle, or NULL if it is not a valid active one. */
 struct tern_request *tern_request_get(MPI_Request h);

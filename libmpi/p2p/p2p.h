@@ -62,6 +62,10 @@ void tern_p2p_cancel(struct tern_request *r);
 /* Drives all transports once; returns the number of events. */
 int tern_progress(void);
 
+/* Installs (or, with NULL, removes) the one function tern_progress() calls
+ * after the transports: the collective engine while schedules are active. */
+void tern_progress_set_hook(int (*hook)(void));
+
 /* Drives progress, with the adaptive poll/yield/block policy, until
  * cond(arg) is true. */
 void tern_p2p_wait_until(int (*cond)(void *), void *arg);

@@ -35,6 +35,7 @@ static int n_active;
 static const struct tern_tp_ops *blocker; /* The one that can sleep. */
 static enum wait_mode wait_mode;
 static long spin_polls, yield_ns, eager_cap;
+static int (*progress_hook)(void);
 
 /*
  * The yield phase on an oversubscribed host. On the reference 2-vCPU VM a
@@ -212,7 +213,14 @@ int tern_progress(void)
     }
     if (tern_p2p.pending)
         n += tern_p2p_flush();
+    if (progress_hook)
+        n += progress_hook();
     return n;
+}
+
+void tern_progress_set_hook(int (*hook)(void))
+{
+    progress_hook = hook;
 }
 
 /* One step of waiting after `idle` fruitless polls since `since`. */

@@ -22,7 +22,9 @@ enum recv_state {
 
 static void finish_recv(struct tern_request *r)
 {
-    if (r->user_buf)
+    /* r->dtype is set only for a staged (non-contiguous) receive; the user
+     * buffer may be MPI_BOTTOM (NULL) for a type of absolute addresses. */
+    if (r->dtype)
         tern_dtype_unpack(r->dtype, r->buf, r->st_bytes, r->user_buf);
     r->done = 1;
     if (r->user_freed)
@@ -173,9 +175,8 @@ void tern_p2p_deliver_unexp(struct tern_request *r, struct tern_unexp *u)
 static int prepare_recv(struct tern_request *r, void *buf, size_t count,
                         const struct tern_dtype *dt, struct tern_comm *comm)
 {
-    r->comm = comm;
+    tern_request_hold_comm(r, comm);
     r->len = count * dt->size;
-    r->dtype = dt;
     if (tern_dtype_contig(dt, count)) {
         r->buf = buf;
         return 0;
@@ -185,6 +186,10 @@ static int prepare_recv(struct tern_request *r, void *buf, size_t count,
         return TERN_ENOMEM;
     r->buf = r->tmp;
     r->user_buf = buf;
+    /* The request keeps the type alive until it is freed, even if the user
+     * frees the type before the message arrives (request.c releases it). */
+    r->dtype = dt;
+    tern_dtype_retain(dt);
     return 0;
 }
 

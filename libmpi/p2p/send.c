@@ -226,7 +226,7 @@ int tern_p2p_isend(const void *buf, size_t count, const struct tern_dtype *dt,
         tern_request_free(r);
         return rc;
     }
-    r->comm = comm;
+    tern_request_hold_comm(r, comm);
     r->rank = dest;
     r->peer = comm->world[dest];
     r->tag = tag;

@@ -1,0 +1,87 @@
+/*
+ * Running a collective: select the algorithm, build its schedule, and either
+ * wait for it (blocking call) or hand back its request (nonblocking call).
+ * Also the blocking shortcuts that other parts of the library call.
+ */
+#include <string.h>
+
+#include "collectives/algo.h"
+#include "collectives/coll.h"
+#include "libmpi/core/comm.h"
+#include "tern/err.h"
+
+/* A nonblocking collective keeps the user's types and op alive: the user
+ * may free them as soon as the call returns. */
+static void keep_objects(struct tern_sched *s, const struct tern_coll_args *a)
+{
+    tern_sched_keep_dtype(s, a->sdt);
+    tern_sched_keep_dtype(s, a->rdt);
+    for (int i = 0; a->sdts && i < a->comm->size; i++)
+        tern_sched_keep_dtype(s, a->sdts[i]);
+    for (int i = 0; a->rdts && i < a->comm->size; i++)
+        tern_sched_keep_dtype(s, a->rdts[i]);
+    tern_sched_keep_op(s, a->op);
+}
+
+int tern_coll_run(const struct tern_coll_args *a, struct tern_request **req)
+{
+    const struct tern_coll_algo *algo = tern_coll_select(a);
+    if (!algo)
+        return TERN_ENOTSUP;
+    if (req) {
+        struct tern_sched *s = tern_sched_new(a->comm);
+        if (!s)
+            return TERN_ENOMEM;
+        keep_objects(s, a);
+        algo->build(s, a);
+        return tern_sched_start(s, req);
+    }
+    struct tern_sched s;
+    tern_sched_init(&s, a->comm);
+    algo->build(&s, a);
+    return tern_sched_start(&s, NULL);
+}
+
+int tern_coll_barrier(struct tern_comm *comm)
+{
+    struct tern_coll_args a = { .kind = TERN_COLL_BARRIER, .comm = comm };
+    return tern_coll_run(&a, NULL);
+}
+
+int tern_coll_bcast(void *buf, size_t count, const struct tern_dtype *dt,
+                    int root, struct tern_comm *comm)
+{
+    struct tern_coll_args a = { .kind = TERN_COLL_BCAST, .comm = comm, .rbuf = buf,
+                                .rcount = count, .rdt = dt, .root = root };
+    return tern_coll_run(&a, NULL);
+}
+
+int tern_coll_reduce(const void *sbuf, void *rbuf, size_t count,
+                     const struct tern_dtype *dt, const struct tern_op *op,
+                     int root, struct tern_comm *comm)
+{
+    struct tern_coll_args a = { .kind = TERN_COLL_REDUCE, .comm = comm, .sbuf = sbuf,
+                                .rbuf = rbuf, .scount = count, .rcount = count,
+                                .sdt = dt, .rdt = dt, .op = op, .root = root };
+    return tern_coll_run(&a, NULL);
+}
+
+int tern_coll_allreduce(const void *sbuf, void *rbuf, size_t count,
+                        const struct tern_dtype *dt, const struct tern_op *op,
+                        struct tern_comm *comm)
+{
+    struct tern_coll_args a = { .kind = TERN_COLL_ALLREDUCE, .comm = comm, .sbuf = sbuf,
+                                .rbuf = rbuf, .scount = count, .rcount = count,
+                                .sdt = dt, .rdt = dt, .op = op };
+    return tern_coll_run(&a, NULL);
+}
+
+int tern_coll_allgather(const void *sbuf, size_t scount, const struct tern_dtype *sdt,
+                        void *rbuf, size_t rcount, const struct tern_dtype *rdt,
+                        struct tern_comm *comm)
+{
+    struct tern_coll_args a = { .kind = TERN_COLL_ALLGATHER, .comm = comm, .sbuf = sbuf,
+                                .rbuf = rbuf, .scount = scount, .rcount = rcount,
+                                .sdt = sdt, .rdt = rdt };
+    return tern_coll_run(&a, NULL);
+}

@@ -1,0 +1,146 @@
+/*
+ * Collective schedules: how every collective algorithm runs.
+ *
+ * An algorithm is a builder. Given the call's arguments it fills a schedule
+ * with all the steps the call takes on this rank, grouped into rounds:
+ *
+ *   round 0: local steps (copy, reduce), then sends and receives
+ *   round 1: ...
+ *
+ * The engine runs one round at a time: it performs the round's local steps in
+ * the order they were added, then posts all of its sends and receives at
+ * once, and moves to the next round when all of them completed. So a step
+ * may use what an earlier round received, and a send may carry what the
+ * same round's local steps computed. Two receives from one peer in one
+ * collective match in the order they were posted, and two sends to one peer
+ * arrive in the order they were added (MPI's non-overtaking rule), which is
+ * all the ordering a builder needs.
+ *
+ * Lifecycle: tern_sched_init() -> builder adds steps -> tern_sched_start()
+ * returns a request (kind TERN_REQ_COLL) -> the progress engine advances the
+ * schedule (tern_sched_progress runs as a progress hook while any schedule
+ * is active) -> on completion the request is done and the schedule frees
+ * its steps and scratch buffers. A blocking collective is the same schedule
+ * plus a wait, so blocking and nonblocking calls share every line of the
+ * algorithms. Builders allocate temporary buffers with tern_sched_scratch();
+ * they are freed with the schedule.
+ *
+ * Errors while building (out of memory) are remembered in the schedule and
+ * returned by tern_sched_start(), so builders need not check every call.
+ * An error while running (a truncated receive, when ranks disagree on
+ * counts) is recorded and the schedule runs to the end, so no peer is left
+ * waiting; the request then carries the first error.
+ *
+ * Messages travel on the communicator's collective context (comm->ctx + 1)
+ * with the tag the schedule took from comm->coll_seq, so they never match
+ * user messages nor those of another collective in flight.
+ */
+#ifndef TERN_COLLECTIVES_SCHED_H
+#define TERN_COLLECTIVES_SCHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct tern_comm;
+struct tern_dtype;
+struct tern_op;
+struct tern_request;
+
+enum tern_step_kind {
+    TERN_STEP_SEND = 1,
+    TERN_STEP_RECV,
+    TERN_STEP_COPY,
+    TERN_STEP_REDUCE
+};
+
+struct tern_step {
+    uint8_t kind;
+    int peer;                       /* SEND, RECV: rank in the communicator. */
+    const void *src;                /* SEND, COPY: data; REDUCE: left operand. */
+    void *dst;                      /* RECV, COPY: target; REDUCE: in-out. */
+    size_t count, dcount;           /* dcount: COPY's target count. */
+    const struct tern_dtype *dt;    /* Type of src (of dst for RECV). */
+    const struct tern_dtype *ddt;   /* COPY's target type. */
+    const struct tern_op *op;       /* REDUCE. */
+};
+
+#define TERN_SCHED_INLINE_STEPS 8
+
+struct tern_sched {
+    struct tern_comm *comm;
+    uint32_t ctx;
+    int tag;
+    int error;                      /* First error, building or running. */
+
+    struct tern_step *steps;        /* All steps, rounds back to back. */
+    int nsteps, cap;
+    int *round_end;                 /* round_end[k]: first step after round k. */
+    int nrounds, rcap;
+
+    int cur;                        /* Round being run. */
+    int posted;                     /* Its sends and receives are posted. */
+    struct tern_request **reqs;     /* Their requests. */
+    int nreqs, reqcap;
+
+    void **scratch;                 /* Buffers freed with the schedule. */
+    int nscratch, scratchcap;
+    const struct tern_dtype **kept; /* Types it holds a reference on. */
+    int nkept, keptcap;
+    const struct tern_op *kept_op;  /* The op it holds a reference on. */
+
+    struct tern_request *req;       /* The collective's request. */
+    struct tern_sched *next;        /* In the list of active schedules. */
+    int on_heap;                    /* Freed on completion. */
+
+    struct tern_step inline_steps[TERN_SCHED_INLINE_STEPS];
+    int inline_rounds[TERN_SCHED_INLINE_STEPS];
+};
+
+/* Prepares an empty schedule on comm and takes the call's tag. */
+void tern_sched_init(struct tern_sched *s, struct tern_comm *comm);
+
+/* Steps of the current round. */
+void tern_sched_send(struct tern_sched *s, const void *buf, size_t count,
+                     const struct tern_dtype *dt, int peer);
+void tern_sched_recv(struct tern_sched *s, void *buf, size_t count,
+                     const struct tern_dtype *dt, int peer);
+/* Copies (src, count, dt) into (dst, dcount, ddt); the type signatures must
+ * match as for a message (dcount elements may be more than needed). */
+void tern_sched_copy(struct tern_sched *s, const void *src, size_t count,
+                     const struct tern_dtype *dt, void *dst, size_t dcount,
+                     const struct tern_dtype *ddt);
+/* inout = in op inout, element-wise, MPI's operand order. */
+void tern_sched_reduce(struct tern_sched *s, const void *in, void *inout,
+                       size_t count, const struct tern_dtype *dt,
+                       const struct tern_op *op);
+
+/* Ends the current round; the next steps belong to the next one. */
+void tern_sched_round(struct tern_sched *s);
+
+/* A temporary buffer of `bytes`, freed with the schedule (NULL and the
+ * schedule's error set when memory runs out). */
+void *tern_sched_scratch(struct tern_sched *s, size_t bytes);
+
+/* A buffer for `count` elements of dt in dt's own layout (true extent and
+ * lower bound respected), freed with the schedule. */
+void *tern_sched_scratch_typed(struct tern_sched *s, size_t count,
+                               const struct tern_dtype *dt);
+
+/* Keeps a user's datatype or op alive until the schedule completes, so the
+ * user may free it right after starting a nonblocking collective. */
+void tern_sched_keep_dtype(struct tern_sched *s, const struct tern_dtype *dt);
+void tern_sched_keep_op(struct tern_sched *s, const struct tern_op *op);
+
+/* Starts the schedule. With `out` NULL it runs to completion before
+ * returning (blocking collective, s may live on the stack); otherwise s must
+ * come from tern_sched_new() and *out is the request to wait on. Returns the
+ * first error (for a blocking call, also one that happened while running). */
+int tern_sched_start(struct tern_sched *s, struct tern_request **out);
+
+/* A heap schedule for a nonblocking collective. */
+struct tern_sched *tern_sched_new(struct tern_comm *comm);
+
+/* Releases what a schedule holds (after an error before it started). */
+void tern_sched_free(struct tern_sched *s);
+
+#endif

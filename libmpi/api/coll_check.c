@@ -1,0 +1,287 @@
+/*
+ * Argument checks and array conversions shared by the collective API files,
+ * and the one function that starts a checked collective and reports its
+ * errors (see coll_check.h).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "libmpi/api/coll_check.h"
+#include "tern/err.h"
+
+MPI_Request tern_api_coll_blocking;
+
+int tern_api_coll_begin(MPI_Comm comm, MPI_Request *req, struct tern_comm **c)
+{
+    int rc = tern_check_init();
+    if (!rc)
+        rc = tern_check_comm(comm, c);
+    if (!rc && req != TERN_API_BLOCKING)
+        rc = tern_check_ptr(req, "request");
+    return rc;
+}
+
+/* Says what an error of a started collective means for the user. */
+static void explain(const char *fn, int rc)
+{
+    if (rc == TERN_ETRUNCATE)
+        tern_api_detail("ranks disagree on the message size: they passed different "
+                        "counts or datatypes to the collective (message truncated)");
+    else if (rc == TERN_ENOTSUP)
+        tern_api_detail("%s is not implemented in this version of Tern "
+                        "(no algorithm for it yet)", fn);
+}
+
+int tern_api_coll_run(const char *fn, struct tern_api_coll *x, int rc, MPI_Request *req)
+{
+    struct tern_request *r = NULL;
+    if (!rc) {
+        rc = tern_coll_run(&x->a, req == TERN_API_BLOCKING ? NULL : &r);
+        explain(fn, rc);
+    }
+    for (int i = 0; i < x->nowned; i++)
+        free(x->owned[i]);
+    x->nowned = 0;
+    if (rc)
+        return tern_api_error(x->a.comm, fn, rc);
+    if (req != TERN_API_BLOCKING)
+        *req = (MPI_Request)r;
+    return MPI_SUCCESS;
+}
+
+int tern_check_root(const struct tern_comm *c, int root)
+{
+    if (root >= 0 && root < c->size)
+        return 0;
+    tern_api_detail("invalid root %d: %s has ranks 0 to %d", root, c->name, c->size - 1);
+    return TERN_EROOT;
+}
+
+int tern_check_coll_count(MPI_Count count, const char *name)
+{
+    if (count >= 0)
+        return 0;
+    tern_api_detail("invalid %s %lld", name, (long long)count);
+    return TERN_ECOUNT;
+}
+
+int tern_check_coll_type(MPI_Datatype h, const char *name, const struct tern_dtype **dt)
+{
+    if (h == MPI_DATATYPE_NULL) {
+        *dt = NULL;
+        tern_api_detail("invalid %s MPI_DATATYPE_NULL", name);
+        return TERN_ETYPE;
+    }
+    /* tern_check_type words the other cases (not a type, not committed). */
+    return tern_check_type(h, dt);
+}
+
+int tern_check_coll_buf(const void *buf, const char *name, size_t elems,
+                        const struct tern_dtype *dt, const char *why)
+{
+    if (dt->size && elems > SIZE_MAX / 2 / dt->size) {
+        tern_api_detail("invalid %s: %s, %zu elements of %s, do not fit in memory",
+                        name, why, elems, dt->name);
+        return TERN_ECOUNT;
+    }
+    if (buf || elems == 0)
+        return 0;
+    tern_api_detail("invalid %s NULL with %s", name, why);
+    return TERN_EBUFFER;
+}
+
+int tern_check_coll_side(const void *buf, MPI_Count count, int nblocks, MPI_Datatype type,
+                         const char *prefix, const struct tern_dtype **dt)
+{
+    char bname[32], cname[32], tname[32], why[128];
+    snprintf(bname, sizeof(bname), "%sbuf", prefix);
+    snprintf(cname, sizeof(cname), "%scount", prefix);
+    snprintf(tname, sizeof(tname), "%stype", prefix);
+    int rc = tern_check_coll_count(count, cname);
+    if (!rc)
+        rc = tern_check_coll_type(type, tname, dt);
+    if (rc)
+        return rc;
+    if (nblocks > 1 && (size_t)count > SIZE_MAX / 2 / (size_t)nblocks) {
+        tern_api_detail("invalid %s %lld: %d blocks of it do not fit in memory",
+                        cname, (long long)count, nblocks);
+        return TERN_ECOUNT;
+    }
+    if (nblocks > 1)
+        snprintf(why, sizeof(why), "%s %lld for each of %d ranks", cname, (long long)count,
+                 nblocks);
+    else
+        snprintf(why, sizeof(why), "%s %lld", cname, (long long)count);
+    return tern_check_coll_buf(buf, bname, (size_t)count * (size_t)nblocks, *dt, why);
+}
+
+int tern_check_coll_vside(struct tern_api_coll *x, const void *buf, const char *prefix,
+                          struct tern_api_array counts, struct tern_api_array displs,
+                          const char *dname, MPI_Datatype type, const size_t **c,
+                          const size_t **d, const struct tern_dtype **dt, size_t *total)
+{
+    char bname[32], cname[32], tname[32], why[128];
+    snprintf(bname, sizeof(bname), "%sbuf", prefix);
+    snprintf(cname, sizeof(cname), "%scounts", prefix);
+    snprintf(tname, sizeof(tname), "%stype", prefix);
+    int rc = tern_api_coll_counts(x, counts, x->a.comm->size, cname, c, total);
+    if (!rc)
+        rc = tern_api_coll_displs(x, displs, x->a.comm->size, dname, d);
+    if (!rc)
+        rc = tern_check_coll_type(type, tname, dt);
+    if (rc)
+        return rc;
+    snprintf(why, sizeof(why), "%s adding up to %zu", cname, *total);
+    return tern_check_coll_buf(buf, bname, *total, *dt, why);
+}
+
+int tern_check_not_in_place(const void *buf, const char *name, const char *rule)
+{
+    if (buf != MPI_IN_PLACE)
+        return 0;
+    tern_api_detail("invalid %s MPI_IN_PLACE: %s", name, rule);
+    return TERN_EBUFFER;
+}
+
+int tern_check_in_place_root(const void *buf, const char *name,
+                             const struct tern_comm *c, int root)
+{
+    if (buf != MPI_IN_PLACE || c->rank == root)
+        return 0;
+    tern_api_detail("invalid %s MPI_IN_PLACE: only the root (rank %d) may pass it, "
+                    "and this is rank %d", name, root, c->rank);
+    return TERN_EBUFFER;
+}
+
+int tern_check_alias(const void *sbuf, size_t sbytes, const void *rbuf, size_t rbytes)
+{
+    if (sbuf != rbuf || !sbuf || sbuf == MPI_IN_PLACE || !sbytes || !rbytes)
+        return 0;
+    tern_api_detail("sendbuf and recvbuf are the same buffer: use MPI_IN_PLACE");
+    return TERN_EBUFFER;
+}
+
+int tern_check_op(MPI_Op h, const struct tern_dtype *dt, const struct tern_op **op)
+{
+    *op = tern_op_get(h);
+    if (!*op) {
+        if (h == MPI_OP_NULL)
+            tern_api_detail("invalid op MPI_OP_NULL");
+        else
+            tern_api_detail("invalid op %p (not an op, or freed)", (void *)h);
+        return TERN_EOP;
+    }
+    if ((*op)->rma_only) {
+        tern_api_detail("%s is only allowed in one-sided accumulate calls", (*op)->name);
+        return TERN_EOP;
+    }
+    if (tern_op_check(*op, dt)) {
+        char why[160];
+        tern_api_detail("%s", tern_op_mismatch(*op, dt, why, sizeof(why)));
+        return TERN_EOP;
+    }
+    return 0;
+}
+
+/* The i-th element of a user array. */
+static long long array_at(const struct tern_api_array *arr, int i)
+{
+    if (arr->ints)
+        return arr->ints[i];
+    if (arr->counts)
+        return (long long)arr->counts[i];
+    return (long long)arr->aints[i];
+}
+
+/* A size_t array of n entries owned by x (freed after the run). */
+static size_t *owned_array(struct tern_api_coll *x, int n, size_t elem)
+{
+    if (x->nowned == TERN_API_COLL_OWNED)
+        return NULL;
+    void *p = malloc((size_t)(n > 0 ? n : 1) * elem);
+    if (p)
+        x->owned[x->nowned++] = p;
+    return p;
+}
+
+/* The array argument is present. */
+static int check_array(const struct tern_api_array *arr, const char *name)
+{
+    return tern_check_ptr(arr->ints ? (const void *)arr->ints
+                          : arr->counts ? (const void *)arr->counts
+                                        : (const void *)arr->aints,
+                          name);
+}
+
+int tern_api_coll_counts(struct tern_api_coll *x, struct tern_api_array arr, int n,
+                         const char *name, const size_t **out, size_t *sum)
+{
+    int rc = check_array(&arr, name);
+    if (rc)
+        return rc;
+    size_t *v = owned_array(x, n, sizeof(size_t));
+    if (!v)
+        return TERN_ENOMEM;
+    *sum = 0;
+    for (int i = 0; i < n; i++) {
+        long long c = array_at(&arr, i);
+        if (c < 0) {
+            tern_api_detail("invalid count %lld at index %d of %s", c, i, name);
+            return TERN_ECOUNT;
+        }
+        if ((unsigned long long)c > SIZE_MAX / 2 - *sum) {
+            tern_api_detail("invalid %s: the counts add up to more than fits in memory",
+                            name);
+            return TERN_ECOUNT;
+        }
+        v[i] = (size_t)c;
+        *sum += (size_t)c;
+    }
+    *out = v;
+    return 0;
+}
+
+int tern_api_coll_displs(struct tern_api_coll *x, struct tern_api_array arr, int n,
+                         const char *name, const size_t **out)
+{
+    int rc = check_array(&arr, name);
+    if (rc)
+        return rc;
+    size_t *v = owned_array(x, n, sizeof(size_t));
+    if (!v)
+        return TERN_ENOMEM;
+    for (int i = 0; i < n; i++)
+        v[i] = (size_t)array_at(&arr, i);
+    *out = v;
+    return 0;
+}
+
+int tern_api_coll_types(struct tern_api_coll *x, const MPI_Datatype *h, const size_t *counts,
+                        int n, const char *name, const struct tern_dtype *const **out)
+{
+    int rc = tern_check_ptr(h, name);
+    if (rc)
+        return rc;
+    const struct tern_dtype **v = (const struct tern_dtype **)owned_array(x, n, sizeof(*v));
+    if (!v)
+        return TERN_ENOMEM;
+    for (int i = 0; i < n; i++) {
+        v[i] = tern_dtype_get(h[i]);
+        if (v[i])
+            continue;
+        if (counts[i] == 0) {
+            /* The type of an empty block is never used: accept any handle
+             * there (codes pass MPI_DATATYPE_NULL for peers they skip). */
+            v[i] = tern_dtype_get(MPI_BYTE);
+            continue;
+        }
+        const struct tern_dtype *dt;
+        tern_check_type(h[i], &dt);
+        if (h[i] == MPI_DATATYPE_NULL)
+            tern_api_detail("invalid datatype MPI_DATATYPE_NULL at index %d of %s", i, name);
+        return TERN_ETYPE;
+    }
+    *out = v;
+    return 0;
+}

@@ -1,0 +1,133 @@
+/*
+ * What the collective API files (coll_api.c, coll_rooted_api.c,
+ * coll_all_api.c, coll_reduce_api.c) share: the argument checks of
+ * collective calls, the conversion of count, displacement and datatype
+ * arrays, and the one place where a collective is started and its errors are
+ * reported.
+ *
+ * Each collective is written once, as a static function of its family file
+ * that takes MPI_Count-typed scalars and struct tern_api_array arrays; the
+ * int, _c, blocking and nonblocking MPI functions are thin wrappers around
+ * it. The function fills a struct tern_api_coll: the arguments for
+ * collectives/ (struct tern_coll_args) plus the arrays converted for it.
+ * tern_api_coll_run() then starts the collective (or reports the first
+ * failed check), frees the converted arrays (the algorithms copy what they
+ * need while building, so this holds for nonblocking calls too) and applies
+ * the communicator's error handler.
+ *
+ * Blocking calls pass TERN_API_BLOCKING as the request pointer; the
+ * nonblocking ones pass the user's pointer, which must not be NULL.
+ *
+ * Every check returns 0 or a TERN_E* code and, on error, records a detail
+ * naming the argument and its value ("invalid recvcount -3").
+ */
+#ifndef TERN_API_COLL_CHECK_H
+#define TERN_API_COLL_CHECK_H
+
+#include <stddef.h>
+
+#include <mpi.h>
+
+#include "collectives/coll.h"
+#include "libmpi/api/api.h"
+#include "libmpi/core/op.h"
+
+/* The request pointer of blocking calls. */
+extern MPI_Request tern_api_coll_blocking;
+#define TERN_API_BLOCKING (&tern_api_coll_blocking)
+
+/* A count or displacement array as the user passed it: int elements (the
+ * classic forms), MPI_Count elements (counts of the _c forms) or MPI_Aint
+ * elements (displacements of the _c forms). Exactly one pointer is set,
+ * unless the user passed NULL. */
+struct tern_api_array {
+    const int *ints;
+    const MPI_Count *counts;
+    const MPI_Aint *aints;
+};
+
+#define TERN_API_INTS(p) ((struct tern_api_array){ .ints = (p) })
+#define TERN_API_COUNTS(p) ((struct tern_api_array){ .counts = (p) })
+#define TERN_API_AINTS(p) ((struct tern_api_array){ .aints = (p) })
+
+#define TERN_API_COLL_OWNED 8
+
+/* One collective call being checked: its arguments and the arrays
+ * converted for them (freed by tern_api_coll_run). */
+struct tern_api_coll {
+    struct tern_coll_args a;
+    void *owned[TERN_API_COLL_OWNED];
+    int nowned;
+};
+
+/* The checks every collective starts with: initialized, a valid
+ * communicator (*c), and for nonblocking calls a non-NULL request pointer. */
+int tern_api_coll_begin(MPI_Comm comm, MPI_Request *req, struct tern_comm **c);
+
+/* Runs the checked collective x, or reports rc, the first failed check.
+ * Frees the converted arrays, sets *req for a nonblocking call, and turns
+ * an error into the call's result through the communicator's handler. */
+int tern_api_coll_run(const char *fn, struct tern_api_coll *x, int rc, MPI_Request *req);
+
+/* root in [0, size). */
+int tern_check_root(const struct tern_comm *c, int root);
+
+/* A count argument: >= 0. `name` is the argument ("sendcount"). */
+int tern_check_coll_count(MPI_Count count, const char *name);
+
+/* A datatype argument: valid and committed. */
+int tern_check_coll_type(MPI_Datatype h, const char *name, const struct tern_dtype **dt);
+
+/* A buffer that holds `elems` elements of dt: they fit in memory, and the
+ * pointer is not NULL if there are any. `why` says where the number of
+ * elements comes from, for the message ("recvcount 4 from each of 3 ranks"). */
+int tern_check_coll_buf(const void *buf, const char *name, size_t elems,
+                        const struct tern_dtype *dt, const char *why);
+
+/* The usual argument triple (buf, count, type) of the send or the receive
+ * side (prefix "send" or "recv": "sendbuf", "sendcount", "sendtype"), where
+ * buf holds `nblocks` blocks of `count` elements. buf == MPI_IN_PLACE must
+ * have been dealt with by the caller. Sets *dt. */
+int tern_check_coll_side(const void *buf, MPI_Count count, int nblocks, MPI_Datatype type,
+                         const char *prefix, const struct tern_dtype **dt);
+
+/* The argument group of one side of a v form: buf, the counts array
+ * ("sendcounts" or "recvcounts" by prefix), the displacements array (named
+ * dname) and the type, for a communicator of x->a.comm->size ranks. Sets
+ * the converted arrays, *dt and *total, the sum of the counts. */
+int tern_check_coll_vside(struct tern_api_coll *x, const void *buf, const char *prefix,
+                          struct tern_api_array counts, struct tern_api_array displs,
+                          const char *dname, MPI_Datatype type, const size_t **c,
+                          const size_t **d, const struct tern_dtype **dt, size_t *total);
+
+/* buf is MPI_IN_PLACE where the call does not allow it: `rule` completes
+ * the message ("only sendbuf may be MPI_IN_PLACE"). */
+int tern_check_not_in_place(const void *buf, const char *name, const char *rule);
+
+/* MPI_IN_PLACE passed by a rank that is not the root, where only the root
+ * may pass it. */
+int tern_check_in_place_root(const void *buf, const char *name,
+                             const struct tern_comm *c, int root);
+
+/* sendbuf and recvbuf are the same non-NULL buffer and both carry data. */
+int tern_check_alias(const void *sbuf, size_t sbytes, const void *rbuf, size_t rbytes);
+
+/* A reduction op: valid (*op), and defined for dt. */
+int tern_check_op(MPI_Op h, const struct tern_dtype *dt, const struct tern_op **op);
+
+/* Converts an array of n counts (each >= 0) to size_t; *sum gets their
+ * total. The array is owned by x. */
+int tern_api_coll_counts(struct tern_api_coll *x, struct tern_api_array arr, int n,
+                         const char *name, const size_t **out, size_t *sum);
+
+/* Converts an array of n displacements to size_t (a negative displacement
+ * becomes its two's complement, so address arithmetic still works). */
+int tern_api_coll_displs(struct tern_api_coll *x, struct tern_api_array arr, int n,
+                         const char *name, const size_t **out);
+
+/* Converts an array of n datatype handles; a type whose count is 0 may be
+ * any handle (it is not used). */
+int tern_api_coll_types(struct tern_api_coll *x, const MPI_Datatype *h, const size_t *counts,
+                        int n, const char *name, const struct tern_dtype *const **out);
+
+#endif

@@ -1,0 +1,257 @@
+/*
+ * The reduction collectives: Reduce, Allreduce, Reduce_scatter_block,
+ * Reduce_scatter, Scan, Exscan, in their blocking, nonblocking and
+ * large-count forms.
+ *
+ * All take one datatype and one op, which must be defined for it. Every
+ * rank may pass MPI_IN_PLACE as sendbuf (its input is then in recvbuf),
+ * except that in Reduce only the root may; recvbuf is never MPI_IN_PLACE,
+ * and in Reduce it matters only at the root. The arguments for
+ * collectives/: scount is the number of elements of this rank's input
+ * (count, or the sum of the blocks for the reduce-scatters), rcount that of
+ * its result (recvcount for the reduce-scatters).
+ */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "libmpi/api/coll_check.h"
+#include "tern/err.h"
+
+/* The input and result buffers of one rank: sendbuf holds `in` elements
+ * unless it is MPI_IN_PLACE, recvbuf `out` elements if it is significant
+ * here. */
+static int reduce_bufs(const struct tern_coll_args *a, int significant, size_t in,
+                       size_t out, const char *why_in, const char *why_out)
+{
+    int rc = 0;
+    if (a->kind == TERN_COLL_REDUCE)
+        rc = tern_check_in_place_root(a->sbuf, "sendbuf", a->comm, a->root);
+    if (!rc && a->sbuf != MPI_IN_PLACE)
+        rc = tern_check_coll_buf(a->sbuf, "sendbuf", in, a->sdt, why_in);
+    if (!significant || rc)
+        return rc;
+    rc = tern_check_not_in_place(a->rbuf, "recvbuf", a->kind == TERN_COLL_REDUCE
+                                 ? "only the root's sendbuf may be MPI_IN_PLACE"
+                                 : "only sendbuf may be MPI_IN_PLACE");
+    if (!rc)
+        rc = tern_check_coll_buf(a->rbuf, "recvbuf", out, a->rdt, why_out);
+    if (!rc)
+        rc = tern_check_alias(a->sbuf, in * a->sdt->size, a->rbuf, out * a->rdt->size);
+    return rc;
+}
+
+/* Reduce, Allreduce, Scan, Exscan: count elements in and out.
+ * Reduce_scatter_block: size blocks of count elements in, one out. */
+static int reduce_like(const char *fn, enum tern_coll_kind kind, const void *sbuf, void *rbuf,
+                       MPI_Count count, MPI_Datatype type, MPI_Op op, int root,
+                       MPI_Comm comm, MPI_Request *req)
+{
+    struct tern_api_coll x = { .a = { .kind = kind, .sbuf = sbuf, .rbuf = rbuf,
+                                      .root = kind == TERN_COLL_REDUCE ? root : 0 } };
+    struct tern_coll_args *a = &x.a;
+    int block = kind == TERN_COLL_REDUCE_SCATTER_BLOCK;
+    const char *cname = block ? "recvcount" : "count";
+    int rc = tern_api_coll_begin(comm, req, &a->comm);
+    if (!rc && kind == TERN_COLL_REDUCE)
+        rc = tern_check_root(a->comm, root);
+    if (!rc)
+        rc = tern_check_coll_count(count, cname);
+    if (!rc)
+        rc = tern_check_coll_type(type, "datatype", &a->sdt);
+    if (!rc)
+        rc = tern_check_op(op, a->sdt, &a->op);
+    int nblocks = block && !rc ? a->comm->size : 1;
+    if (!rc && (size_t)count > SIZE_MAX / 2 / (size_t)nblocks) {
+        tern_api_detail("invalid %s %lld: %d blocks of it do not fit in memory", cname,
+                        (long long)count, nblocks);
+        rc = TERN_ECOUNT;
+    }
+    if (!rc) {
+        char why_in[96], why_out[96];
+        snprintf(why_out, sizeof(why_out), "%s %lld", cname, (long long)count);
+        if (block)
+            snprintf(why_in, sizeof(why_in), "recvcount %lld for each of %d ranks",
+                     (long long)count, nblocks);
+        else
+            snprintf(why_in, sizeof(why_in), "%s", why_out);
+        a->rdt = a->sdt;
+        a->scount = (size_t)count * (size_t)nblocks;
+        a->rcount = (size_t)count;
+        int significant = kind != TERN_COLL_REDUCE || a->comm->rank == root;
+        rc = reduce_bufs(a, significant, a->scount, a->rcount, why_in, why_out);
+    }
+    return tern_api_coll_run(fn, &x, rc, req);
+}
+
+#pragma weak MPI_Reduce = PMPI_Reduce
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+    return reduce_like("MPI_Reduce", TERN_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, TERN_API_BLOCKING);
+}
+
+#pragma weak MPI_Reduce_c = PMPI_Reduce_c
+int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+    return reduce_like("MPI_Reduce_c", TERN_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, TERN_API_BLOCKING);
+}
+
+#pragma weak MPI_Ireduce = PMPI_Ireduce
+int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+{
+    return reduce_like("MPI_Ireduce", TERN_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, request);
+}
+
+#pragma weak MPI_Ireduce_c = PMPI_Ireduce_c
+int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+{
+    return reduce_like("MPI_Ireduce_c", TERN_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, request);
+}
+
+#pragma weak MPI_Allreduce = PMPI_Allreduce
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce_like("MPI_Allreduce", TERN_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, TERN_API_BLOCKING);
+}
+
+#pragma weak MPI_Allreduce_c = PMPI_Allreduce_c
+int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce_like("MPI_Allreduce_c", TERN_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, TERN_API_BLOCKING);
+}
+
+#pragma weak MPI_Iallreduce = PMPI_Iallreduce
+int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    return reduce_like("MPI_Iallreduce", TERN_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, request);
+}
+
+#pragma weak MPI_Iallreduce_c = PMPI_Iallreduce_c
+int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    return reduce_like("MPI_Iallreduce_c", TERN_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, request);
+}
+
+#pragma weak MPI_Scan = PMPI_Scan
+int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce_like("MPI_Scan", TERN_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, TERN_API_BLOCKING);
+}
+
+#pragma weak MPI_Scan_c = PMPI_Scan_c
+int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce_like("MPI_Scan_c", TERN_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, TERN_API_BLOCKING);
+}
+
+#pragma weak MPI_Iscan = PMPI_Iscan
+int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    return reduce_like("MPI_Iscan", TERN_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, request);
+}
+
+#pragma weak MPI_Iscan_c = PMPI_Iscan_c
+int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    return reduce_like("MPI_Iscan_c", TERN_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, request);
+}
+
+#pragma weak MPI_Exscan = PMPI_Exscan
+int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce_like("MPI_Exscan", TERN_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, TERN_API_BLOCKING);
+}
+
+#pragma weak MPI_Exscan_c = PMPI_Exscan_c
+int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce_like("MPI_Exscan_c", TERN_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, TERN_API_BLOCKING);
+}
+
+#pragma weak MPI_Iexscan = PMPI_Iexscan
+int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    return reduce_like("MPI_Iexscan", TERN_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, request);
+}
+
+#pragma weak MPI_Iexscan_c = PMPI_Iexscan_c
+int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    return reduce_like("MPI_Iexscan_c", TERN_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, request);
+}
+
+#pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
+int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce_like("MPI_Reduce_scatter_block", TERN_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, TERN_API_BLOCKING);
+}
+
+#pragma weak MPI_Reduce_scatter_block_c = PMPI_Reduce_scatter_block_c
+int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce_like("MPI_Reduce_scatter_block_c", TERN_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, TERN_API_BLOCKING);
+}
+
+#pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block
+int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    return reduce_like("MPI_Ireduce_scatter_block", TERN_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, request);
+}
+
+#pragma weak MPI_Ireduce_scatter_block_c = PMPI_Ireduce_scatter_block_c
+int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    return reduce_like("MPI_Ireduce_scatter_block_c", TERN_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, request);
+}
+
+/* Reduce_scatter: recvcounts[i] elements of the result go to rank i. */
+static int reduce_scatter(const char *fn, const void *sbuf, void *rbuf,
+                          struct tern_api_array rcounts, MPI_Datatype type, MPI_Op op,
+                          MPI_Comm comm, MPI_Request *req)
+{
+    struct tern_api_coll x = { .a = { .kind = TERN_COLL_REDUCE_SCATTER, .sbuf = sbuf,
+                                      .rbuf = rbuf } };
+    struct tern_coll_args *a = &x.a;
+    size_t total = 0;
+    int rc = tern_api_coll_begin(comm, req, &a->comm);
+    if (!rc)
+        rc = tern_api_coll_counts(&x, rcounts, a->comm->size, "recvcounts", &a->rcounts,
+                                  &total);
+    if (!rc)
+        rc = tern_check_coll_type(type, "datatype", &a->sdt);
+    if (!rc)
+        rc = tern_check_op(op, a->sdt, &a->op);
+    if (!rc) {
+        char why_in[96], why_out[96];
+        a->rdt = a->sdt;
+        a->scount = total;
+        a->rcount = a->rcounts[a->comm->rank];
+        snprintf(why_in, sizeof(why_in), "recvcounts adding up to %zu", total);
+        snprintf(why_out, sizeof(why_out), "recvcounts[%d] = %zu", a->comm->rank, a->rcount);
+        rc = reduce_bufs(a, 1, a->scount, a->rcount, why_in, why_out);
+    }
+    return tern_api_coll_run(fn, &x, rc, req);
+}
+
+#pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, TERN_API_INTS(recvcounts), datatype, op, comm, TERN_API_BLOCKING);
+}
+
+#pragma weak MPI_Reduce_scatter_c = PMPI_Reduce_scatter_c
+int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce_scatter("MPI_Reduce_scatter_c", sendbuf, recvbuf, TERN_API_COUNTS(recvcounts), datatype, op, comm, TERN_API_BLOCKING);
+}
+
+#pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
+int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    return reduce_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf, TERN_API_INTS(recvcounts), datatype, op, comm, request);
+}
+
+#pragma weak MPI_Ireduce_scatter_c = PMPI_Ireduce_scatter_c
+int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    return reduce_scatter("MPI_Ireduce_scatter_c", sendbuf, recvbuf, TERN_API_COUNTS(recvcounts), datatype, op, comm, request);
+}
