@@ -505,18 +505,24 @@ const char *tern_coll_kind_name(enum tern_coll_kind kind)
     return tables[kind].name;
 }
 
+/* "MPI_Reduce_scatter_block" for the table named "reduce_scatter_block". */
+static char calls[TERN_COLL_NKINDS][40];
+
 void tern_coll_read_tunables(void)
 {
+    /* The registry keeps the name and help pointers, so they live here. */
+    static char vars[TERN_COLL_NKINDS][64], helps[TERN_COLL_NKINDS][256];
     for (int k = 0; k < TERN_COLL_NKINDS; k++) {
         struct coll_table *t = &tables[k];
         if (!t->nalgos)
             continue;
-        char var[64], help[256];
-        int off = snprintf(help, sizeof(help), "Algorithm of MPI_%s: auto", t->name);
-        for (int i = 0; i < t->nalgos && off < (int)sizeof(help); i++)
-            off += snprintf(help + off, sizeof(help) - (size_t)off, "%s %s",
+        char *var = vars[k], *help = helps[k];
+        snprintf(calls[k], sizeof(calls[k]), "MPI_%c%s", t->name[0] - 'a' + 'A', t->name + 1);
+        int off = snprintf(help, sizeof(helps[k]), "Algorithm of %s: auto", calls[k]);
+        for (int i = 0; i < t->nalgos && off < (int)sizeof(helps[k]); i++)
+            off += snprintf(help + off, sizeof(helps[k]) - (size_t)off, "%s %s",
                             i == t->nalgos - 1 ? " or" : ",", t->algos[i].name);
-        snprintf(var, sizeof(var), "TERN_COLL_%s", t->name);
+        snprintf(var, sizeof(vars[k]), "TERN_COLL_%s", t->name);
         for (char *c = var; *c; c++)
             if (*c >= 'a' && *c <= 'z')
                 *c = (char)(*c - 'a' + 'A');
@@ -526,8 +532,8 @@ void tern_coll_read_tunables(void)
             if (!strcmp(v, t->algos[i].name))
                 t->forced = &t->algos[i];
         if (!t->forced && strcmp(v, "auto"))
-            tern_log("%s=%s names no algorithm of MPI_%s; choosing automatically "
-                     "(see tern-info for the names)", var, v, t->name);
+            tern_log("%s=%s names no algorithm of %s; choosing automatically "
+                     "(see tern-info for the names)", var, v, calls[k]);
     }
 }
 
@@ -538,13 +544,13 @@ const struct tern_coll_algo *tern_coll_select(const struct tern_coll_args *a)
         return NULL;
     const struct tern_coll_algo *algo = t->forced;
     if (algo && algo->usable && !algo->usable(a)) {
-        TERN_LOG(1, "MPI_%s: algorithm %s cannot run this call; choosing another",
-                 t->name, algo->name);
+        TERN_LOG(1, "%s: algorithm %s cannot run this call; choosing another",
+                 calls[a->kind], algo->name);
         algo = NULL;
     }
     if (!algo)
         algo = t->choose(a);
-    TERN_LOG(2, "MPI_%s on %d ranks, %zu bytes: %s", t->name, a->comm->size,
+    TERN_LOG(2, "%s on %d ranks, %zu bytes: %s", calls[a->kind], a->comm->size,
              msg_bytes(a), algo->name);
     return algo;
 }

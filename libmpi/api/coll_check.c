@@ -91,8 +91,15 @@ int tern_check_coll_buf(const void *buf, const char *name, size_t elems,
     return TERN_EBUFFER;
 }
 
-int tern_check_coll_side(const void *buf, MPI_Count count, int nblocks, MPI_Datatype type,
-                         const char *prefix, const struct tern_dtype **dt)
+int tern_coll_buf_ok(const void *buf, size_t elems, const struct tern_dtype *dt)
+{
+    return !(dt->size && elems > SIZE_MAX / 2 / dt->size) && (buf || elems == 0);
+}
+
+/* The checks of tern_check_coll_side, with the messages; only called when
+ * the fast test there failed, so good calls never format text. */
+static int check_side_slow(const void *buf, MPI_Count count, int nblocks, MPI_Datatype type,
+                           const char *prefix, const struct tern_dtype **dt)
 {
     char bname[32], cname[32], tname[32], why[128];
     snprintf(bname, sizeof(bname), "%sbuf", prefix);
@@ -114,6 +121,17 @@ int tern_check_coll_side(const void *buf, MPI_Count count, int nblocks, MPI_Data
     else
         snprintf(why, sizeof(why), "%s %lld", cname, (long long)count);
     return tern_check_coll_buf(buf, bname, (size_t)count * (size_t)nblocks, *dt, why);
+}
+
+int tern_check_coll_side(const void *buf, MPI_Count count, int nblocks, MPI_Datatype type,
+                         const char *prefix, const struct tern_dtype **dt)
+{
+    size_t blocks = nblocks > 1 ? (size_t)nblocks : 1;
+    if (count >= 0 && (size_t)count <= SIZE_MAX / 2 / blocks &&
+        (*dt = tern_dtype_get(type)) != NULL &&
+        tern_coll_buf_ok(buf, (size_t)count * blocks, *dt))
+        return 0;
+    return check_side_slow(buf, count, nblocks, type, prefix, dt);
 }
 
 int tern_check_coll_vside(struct tern_api_coll *x, const void *buf, const char *prefix,

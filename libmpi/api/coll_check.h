@@ -88,6 +88,9 @@ int tern_check_coll_buf(const void *buf, const char *name, size_t elems,
  * side (prefix "send" or "recv": "sendbuf", "sendcount", "sendtype"), where
  * buf holds `nblocks` blocks of `count` elements. buf == MPI_IN_PLACE must
  * have been dealt with by the caller. Sets *dt. */
+/* 1 when tern_check_coll_buf would accept buf: callers test this first so
+ * that good calls do not format error text. */
+int tern_coll_buf_ok(const void *buf, size_t elems, const struct tern_dtype *dt);
 int tern_check_coll_side(const void *buf, MPI_Count count, int nblocks, MPI_Datatype type,
                          const char *prefix, const struct tern_dtype **dt);
 

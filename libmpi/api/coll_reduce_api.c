@@ -67,16 +67,21 @@ static int reduce_like(const char *fn, enum tern_coll_kind kind, const void *sbu
         rc = TERN_ECOUNT;
     }
     if (!rc) {
-        char why_in[96], why_out[96];
-        snprintf(why_out, sizeof(why_out), "%s %lld", cname, (long long)count);
-        if (block)
-            snprintf(why_in, sizeof(why_in), "recvcount %lld for each of %d ranks",
-                     (long long)count, nblocks);
-        else
-            snprintf(why_in, sizeof(why_in), "%s", why_out);
+        char why_in[96] = "", why_out[96] = "";
         a->rdt = a->sdt;
         a->scount = (size_t)count * (size_t)nblocks;
         a->rcount = (size_t)count;
+        /* The texts are for error messages only: format them when a buffer
+         * check can fail. */
+        if (!(a->sbuf == MPI_IN_PLACE || tern_coll_buf_ok(a->sbuf, a->scount, a->sdt)) ||
+            !tern_coll_buf_ok(a->rbuf, a->rcount, a->rdt)) {
+            snprintf(why_out, sizeof(why_out), "%s %lld", cname, (long long)count);
+            if (block)
+                snprintf(why_in, sizeof(why_in), "recvcount %lld for each of %d ranks",
+                         (long long)count, nblocks);
+            else
+                snprintf(why_in, sizeof(why_in), "%s", why_out);
+        }
         int significant = kind != TERN_COLL_REDUCE || a->comm->rank == root;
         rc = reduce_bufs(a, significant, a->scount, a->rcount, why_in, why_out);
     }
