@@ -242,7 +242,9 @@ int tern_p2p_iprobe(int src, int tag, struct tern_comm *comm, int *flag,
     tern_status_set(st, u->src, u->tag, u->len, 0);
     if (msg) {
         u->magic = TERN_MAGIC_MESSAGE;
+        /* The message handle keeps its communicator alive until Mrecv. */
         u->comm = comm;
+        tern_comm_retain(comm);
         *msg = u;
     }
     return 0;
@@ -261,6 +263,7 @@ int tern_p2p_imrecv(void *buf, size_t count, const struct tern_dtype *dt,
         tern_request_free(r);
         return rc;
     }
+    tern_comm_release(msg->comm);   /* The request holds it now. */
     r->ctx = msg->ctx;
     r->rank = msg->src;
     r->tag = msg->tag;
