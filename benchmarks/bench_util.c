@@ -37,8 +37,7 @@ static void usage(const struct bench_info *info, FILE *out)
             info->iters, info->large, info->min_iters, info->warmup);
 }
 
-/* "4096", "4K", "1M", "1G"; returns 0 and sets *out, or -1. */
-static int parse_size(const char *s, size_t *out)
+int bench_parse_size(const char *s, size_t max, size_t *out)
 {
     char *end;
     unsigned long long v;
@@ -57,10 +56,15 @@ static int parse_size(const char *s, size_t *out)
     }
     if (*end == 'B' || *end == 'b')
         end++;
-    if (*end != '\0' || v > BENCH_MAX_SIZE)
+    if (*end != '\0' || v > max)
         return -1;
     *out = (size_t)v;
     return 0;
+}
+
+static int parse_size(const char *s, size_t *out)
+{
+    return bench_parse_size(s, BENCH_MAX_SIZE, out);
 }
 
 /* "MAX", "MIN:MAX", "MIN:", ":MAX". */

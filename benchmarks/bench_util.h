@@ -80,6 +80,10 @@ struct bench {
     unsigned char *rbuf;     /* window receive slots */
 };
 
+/* "4096", "4K", "1M", "1G" (a B suffix allowed), at most max; returns 0 and
+ * sets *out, or -1. Shared with the collective benchmarks (coll_util.c). */
+int bench_parse_size(const char *s, size_t max, size_t *out);
+
 int bench_init(struct bench *b, const struct bench_info *info,
                int *argc, char ***argv);
 int bench_finish(struct bench *b);

@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L       /* posix_memalign */
 #endif
 
+#include "bench_util.h"
 #include "coll_util.h"
 
 #include <errno.h>
@@ -56,27 +57,7 @@ static void usage(const struct coll_info *info, FILE *out)
 /* "4096", "4K", "1M", "1G"; returns 0 and sets *out, or -1. */
 static int parse_size(const char *s, size_t *out)
 {
-    char *end;
-    unsigned long long v;
-
-    if (*s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (errno)
-        return -1;
-    switch (*end) {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
-    default: break;
-    }
-    if (*end == 'B' || *end == 'b')
-        end++;
-    if (*end != '\0' || v > COLL_MAX_SIZE)
-        return -1;
-    *out = (size_t)v;
-    return 0;
+    return bench_parse_size(s, COLL_MAX_SIZE, out);
 }
 
 /* "8,64K,1M": the sizes in the order given. */

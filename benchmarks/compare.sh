@@ -190,7 +190,7 @@ for id in "${active[@]}"; do
     for b in $progs; do
         case $b in
         hello) srcs="$srcdir/$b.c" ;;
-        coll_*) srcs="$srcdir/$b.c $srcdir/coll_util.c $srcdir/coll_verify.c" ;;
+        coll_*) srcs="$srcdir/$b.c $srcdir/coll_util.c $srcdir/coll_verify.c $srcdir/bench_util.c" ;;
         *) srcs="$srcdir/$b.c $srcdir/bench_util.c" ;;
         esac
         # shellcheck disable=SC2086

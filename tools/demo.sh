@@ -19,7 +19,8 @@ for p in latency bw; do
 done
 for p in allreduce bcast; do
     "$mpicc" -O2 -o "$work/coll_$p" "$srcdir/benchmarks/coll_$p.c" \
-        "$srcdir/benchmarks/coll_util.c" "$srcdir/benchmarks/coll_verify.c"
+        "$srcdir/benchmarks/coll_util.c" "$srcdir/benchmarks/coll_verify.c" \
+        "$srcdir/benchmarks/bench_util.c"
 done
 
 step "mpirun -np 4 hello"
