@@ -111,9 +111,9 @@ cflags=${BENCH_CFLAGS:--O2}
 
 # ---------------------------------------------------------------------------
 # Per-MPI extra mpirun arguments and environment.  This is the one place
-# where a transport gets chosen: --transport NAME is meant to set these for
-# each MPI (for tcp, e.g. Tern: -x TERN_TRANSPORTS=tcp,self; Open MPI:
-# --mca btl tcp,self; MPICH: an environment variable for its netmod), and the
+# where a transport gets chosen: --transport tcp sets these for each MPI
+# (Tern: TERN_TRANSPORTS=self,tcp; Open MPI: --mca pml ob1 --mca btl tcp,self;
+# MPICH, whose device here is ch4:ucx: UCX_TLS=tcp,self), and the
 # user's own TERN_ARGS / OMPI_ARGS / MPICH_ARGS and *_ENV are added to them.
 # Values are split on whitespace; no quoting inside them.
 TERN_ARGS=${TERN_ARGS:-}  TERN_ENV=${TERN_ENV:-}
@@ -122,7 +122,10 @@ MPICH_ARGS=${MPICH_ARGS:-} MPICH_ENV=${MPICH_ENV:-}
 set_transport() {
     case "$1" in
     '') ;;
-    *) die "--transport $1: not implemented yet; set TERN_ARGS, OMPI_ARGS, MPICH_ARGS (mpirun arguments) or TERN_ENV, OMPI_ENV, MPICH_ENV (VAR=value) by hand" ;;
+    tcp) TERN_ENV="TERN_TRANSPORTS=self,tcp $TERN_ENV"
+         OMPI_ARGS="--mca pml ob1 --mca btl tcp,self $OMPI_ARGS"
+         MPICH_ENV="UCX_TLS=tcp,self $MPICH_ENV" ;;
+    *) die "--transport $1: unknown; the choices are tcp, or none for each MPI's default; set TERN_ARGS, OMPI_ARGS, MPICH_ARGS (mpirun arguments) or TERN_ENV, OMPI_ENV, MPICH_ENV (VAR=value) by hand" ;;
     esac
 }
 set_transport "$transport"

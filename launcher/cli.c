@@ -12,12 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "launcher/bind.h"
 #include "launcher/launcher.h"
 #include "tern/err.h"
 
 enum opt_id {
     OPT_NP, OPT_TAG, OPT_TIMEOUT, OPT_ENV, OPT_WDIR, OPT_OVERSUB,
-    OPT_HOST, OPT_HOSTFILE, OPT_VERBOSE, OPT_HELP, OPT_VERSION
+    OPT_HOST, OPT_HOSTFILE, OPT_VERBOSE, OPT_HELP, OPT_VERSION,
+    OPT_BIND_TO, OPT_REPORT_BIND, OPT_MAP_BY, OPT_SSH_KEY, OPT_SSH_ACCEPT,
+    OPT_IFACE, OPT_PORT_RANGE, OPT_REPORT_TP
 };
 
 struct opt {
@@ -41,6 +44,14 @@ static const struct opt opts[] = {
     { "-v", OPT_VERBOSE, 0 }, { "--verbose", OPT_VERBOSE, 0 },
     { "-h", OPT_HELP, 0 }, { "--help", OPT_HELP, 0 },
     { "-V", OPT_VERSION, 0 }, { "--version", OPT_VERSION, 0 },
+    { "--map-by", OPT_MAP_BY, 1 }, { "-map-by", OPT_MAP_BY, 1 },
+    { "--bind-to", OPT_BIND_TO, 1 }, { "-bind-to", OPT_BIND_TO, 1 },
+    { "--report-bindings", OPT_REPORT_BIND, 0 },
+    { "-report-bindings", OPT_REPORT_BIND, 0 },
+    { "-i", OPT_SSH_KEY, 1 },
+    { "--ssh-accept-new-hostkey", OPT_SSH_ACCEPT, 0 },
+    { "--iface", OPT_IFACE, 1 }, { "--port-range", OPT_PORT_RANGE, 1 },
+    { "--report-transports", OPT_REPORT_TP, 0 },
 };
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -95,20 +106,14 @@ static int push(char ***list, int *n, char *item)
     return 0;
 }
 
-/* Splits a -H value "a,b:2" into single hosts. */
+/* Keeps a -H value "a,b:2" whole; plan.c parses it (hostfile.c), so its
+ * errors can quote the value as the user wrote it. */
 static int push_hosts(struct tern_cli *cli, const char *val)
 {
-    const char *p = val;
-    while (*p) {
-        size_t n = strcspn(p, ",");
-        if (n > 0) {
-            char *h = strndup(p, n);
-            if (!h || push(&cli->hosts, &cli->n_hosts, h))
-                return TERN_ENOMEM;
-        }
-        p += n;
-        if (*p == ',')
-            p++;
+    char *h = strdup(val);
+    if (!h || push(&cli->hosts, &cli->n_hosts, h)) {
+        free(h);
+        return TERN_ENOMEM;
     }
     return 0;
 }
@@ -140,6 +145,29 @@ static int apply(struct tern_cli *cli, const struct opt *o, const char *val,
     case OPT_HOSTFILE:
         cli->hostfile = val;
         return 0;
+    case OPT_BIND_TO: {
+        enum tern_bind_policy p;
+        if (tern_bind_policy_parse(val, &p))
+            return fail(err, errlen, "--bind-to '%s' is not a binding policy; use "
+                        TERN_BIND_NAMES, val);
+        cli->bind_to = val;
+        return 0;
+    }
+    case OPT_REPORT_BIND: cli->report_bindings = 1; return 0;
+    case OPT_MAP_BY:
+        if (strcmp(val, "slot") && strcmp(val, "node"))
+            return fail(err, errlen, "--map-by '%s' is not supported; use --map-by "
+                        "slot (fill each host's slots in turn) or --map-by node "
+                        "(one rank per host in turn)", val);
+        cli->map_by_node = val[0] == 'n';
+        return 0;
+    case OPT_SSH_KEY:
+        cli->ssh_key = val;
+        return 0;
+    case OPT_SSH_ACCEPT: cli->ssh_accept_new = 1; return 0;
+    case OPT_IFACE: cli->iface = val; return 0;
+    case OPT_PORT_RANGE: cli->port_range = val; return 0;
+    case OPT_REPORT_TP: cli->report_transports = 1; return 0;
     case OPT_TAG: cli->tag_output = 1; return 0;
     case OPT_OVERSUB: cli->oversubscribe = 1; return 0;
     case OPT_VERBOSE: cli->verbose++; return 0;
@@ -200,16 +228,38 @@ void tern_cli_usage(FILE *out)
 "\n"
 "  -np N, -n N          start N ranks (default: the slots given by -H or\n"
 "                       --hostfile, else 1)\n"
-"  -H, --host LIST      hosts, comma-separated, each optionally host:N\n"
-"  --hostfile FILE      hosts, one per line: host, host:N or host slots=N\n"
-"                       (multi-host launch is not yet supported: local host only)\n"
+"  -H, --host LIST      hosts, comma-separated, each host, host:N or [IPv6]:N\n"
+"  --hostfile FILE      hosts, one per line: host, host:N or\n"
+"                       host slots=N [max_slots=M] [port=P]; '#' comments\n"
+"                       (other hosts are reached with ssh: see below)\n"
+"  --map-by slot|node   fill each host's slots in turn (slot, the default) or\n"
+"                       place one rank per host in turn (node)\n"
 "  -x VAR, -x VAR=val   pass VAR (from mpirun's environment, or with this value)\n"
 "  --wdir DIR           working directory of the ranks\n"
 "  --tag-output         prefix every output line with \"[rank] \"\n"
 "  --timeout S          kill the job after S seconds; mpirun then exits 124\n"
-"  --oversubscribe      allow more ranks than cores without a notice\n"
+"  --oversubscribe      allow more ranks than slots (max_slots still holds),\n"
+"                       and more than cores without a notice\n"
+"  --bind-to WHAT       bind each rank to a core, socket or numa node, or none\n"
+"                       (default: core when a host's ranks fit its cores, else\n"
+"                       none; always inside the CPU set mpirun inherited)\n"
+"  --report-bindings    print each rank's binding with its OS CPU numbers\n"
+"  -i FILE              private key for ssh (default: ssh-agent, then\n"
+"                       ~/.ssh/id_ed25519, id_ecdsa, id_rsa)\n"
+"  --ssh-accept-new-hostkey  add the host key of a host that is not yet in\n"
+"                       ~/.ssh/known_hosts (a changed key is always refused)\n"
+"  --iface NAME|CIDR    the network interface for every Tern connection\n"
+"                       (default: the one that reaches the other hosts)\n"
+"  --port-range LO-HI   ports every Tern listener may use\n"
+"  --report-transports  each rank prints the transport it uses per peer\n"
 "  -v, --verbose        report what mpirun does (repeat for more)\n"
 "  -h, --help           this help;  -V, --version  the version\n"
+"\n"
+"Remote hosts: mpirun logs in with ssh (libssh2) as $USER, on port= of the\n"
+"hostfile, else TERN_SSH_PORT, else 22, and runs tern-hostd by the same\n"
+"absolute path as its own (TERN_HOSTD overrides), so Tern must be installed\n"
+"at the same path on every host, as must the program. mpirun's stdin goes\n"
+"to rank 0 wherever it runs; the other ranks read /dev/null.\n"
 "\n"
 "Exit status: 0 when every rank called MPI_Finalize (or never used MPI) and\n"
 "exited 0; otherwise the first failing rank's exit code, 128+N for a rank\n"
@@ -217,6 +267,10 @@ void tern_cli_usage(FILE *out)
 "128+N when mpirun gets signal N, 1 for a rank exiting without MPI_Finalize.\n"
 "\n"
 "Environment: TERN_VERBOSE=N as -v; TERN_KILL_GRACE_MS (default 1000) is how\n"
-"long ranks get between SIGTERM and SIGKILL when a job ends abnormally.\n",
+"long ranks get between SIGTERM and SIGKILL when a job ends abnormally.\n"
+"TERN_BIND_TO=WHAT and TERN_REPORT_BINDINGS=1 act as --bind-to and\n"
+"--report-bindings; TERN_TCP_IF, TERN_PORT_RANGE and TERN_REPORT_TRANSPORTS=1\n"
+"as --iface, --port-range and --report-transports. TERN_TRANSPORTS=self,tcp\n"
+"makes ranks on one host talk over TCP.\n",
         out);
 }

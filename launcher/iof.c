@@ -240,6 +240,24 @@ int tern_iof_stdin(struct tern_job *job, int fd)
     return 0;
 }
 
+void tern_iof_remote(struct tern_job *job, int rank, int out_fd, const char *data,
+                     size_t len, int last)
+{
+    struct tern_iof_stream s = { .rank = rank, .out_fd = out_fd };
+    /* As stream_close(): with tags, a last partial line gets its newline. */
+    if (last && job->cli->tag_output && len > 0 && data[len - 1] != '\n') {
+        char *b = malloc(len + 1);
+        if (b) {
+            memcpy(b, data, len);
+            b[len] = '\n';
+            emit(job, &s, b, len + 1);
+            free(b);
+            return;
+        }
+    }
+    emit(job, &s, data, len);
+}
+
 void tern_iof_finish(struct tern_job *job)
 {
     for (int i = 0; i < job->size; i++) {

@@ -2,17 +2,24 @@
  * The job: mpirun's event loop, signals, deadlines, exit status, teardown.
  *
  * One epoll set holds the signalfd (SIGCHLD, SIGINT, SIGTERM, SIGHUP,
- * SIGQUIT), the store's sockets, the ranks' output pipes and our stdin.
- * The loop sleeps in epoll_wait with no timeout unless a deadline is armed
- * (--timeout, the SIGTERM->SIGKILL grace, the final pipe drain, a pending
- * handshake), so the normal path never polls and mpirun exits as soon as
+ * SIGQUIT), the store's sockets, the ranks' output pipes, our stdin and the
+ * remote hosts' ssh connections. The loop sleeps in epoll_wait with no
+ * timeout unless a deadline is armed (--timeout, the SIGTERM->SIGKILL
+ * grace, the final pipe drain, a pending handshake, the hosts' keepalives),
+ * so a job on one host never polls and mpirun exits as soon as
  * the last rank is reaped and its pipes are at EOF.
  *
- * Ending: the first cause (a failed rank, MPI_Abort, a signal to mpirun,
- * --timeout) prints its one line, fixes the exit code and sends SIGTERM
- * (SIGINT for Ctrl-C) to every rank's process group; SIGKILL follows after
- * the grace period or a second signal. Later failures are consequences and
- * stay silent.
+ * Start: the store, then (for a multi-host job) every remote host's ssh
+ * connection and preflight, then the local ranks, then START to the hosts,
+ * so a host that fails its preflight leaves no rank running anywhere.
+ * Remote ranks are ranks like the local ones; ssh_run.c reports their exits.
+ *
+ * Ending: the first cause (a failed rank on any host, a lost host,
+ * MPI_Abort, a signal to mpirun, --timeout) prints its one line, fixes the
+ * exit code and sends SIGTERM (SIGINT for Ctrl-C) to every rank's process
+ * group, here and through every tern-hostd; SIGKILL follows after the grace
+ * period or a second signal. Later failures are consequences and stay
+ * silent.
  */
 #include <errno.h>
 #include <signal.h>
@@ -27,6 +34,7 @@
 #include <unistd.h>
 
 #include "launcher/launcher.h"
+#include "launcher/spawn.h"
 #include "tern/err.h"
 #include "tern/log.h"
 #include "tern/wire.h"
@@ -55,6 +63,7 @@ static void start_kill(struct tern_job *job, int sig)
         return;
     job->kill_stage = 1;
     tern_launch_signal(job, sig);
+    tern_ssh_signal(job, sig);
     job->kill_at = tern_now_ms() + job->grace_ms;
 }
 
@@ -73,28 +82,43 @@ void tern_job_fail(struct tern_job *job, int code, const char *fmt, ...)
     start_kill(job, SIGTERM);
 }
 
+const char *tern_job_rank_host(const struct tern_job *job, int rank)
+{
+    const struct tern_plan *p = &job->plan;
+    if (p->host_of && rank >= 0 && rank < p->np && !p->hl.hosts[p->host_of[rank]].local)
+        return p->hl.hosts[p->host_of[rank]].name;
+    return job->hostname;
+}
+
+int tern_job_rank_pid(const struct tern_rank *r)
+{
+    return r->pid > 0 ? (int)r->pid : (int)r->remote_pid;
+}
+
 void tern_job_rank_exited(struct tern_job *job, struct tern_rank *r, int status)
 {
     r->running = 0;
     r->status = status;
     job->running--;
-    /* Whatever the rank left behind in its process group goes with it. */
-    kill(-r->pid, SIGKILL);
+    /* Whatever the rank left behind in its process group goes with it (a
+     * remote rank's hostd does this there). */
+    if (r->pid > 0)
+        kill(-r->pid, SIGKILL);
     tern_kvs_drain_rank(job, r->rank);
-    const char *h = job->hostname;
+    const char *h = tern_job_rank_host(job, r->rank);
+    int pid = tern_job_rank_pid(r);
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
         tern_job_fail(job, 128 + sig, "rank %d (pid %d) on host %s was killed by "
-                      "signal %d (%s)", r->rank, (int)r->pid, h, sig, strsignal(sig));
+                      "signal %d (%s)", r->rank, pid, h, sig, strsignal(sig));
     } else if (WEXITSTATUS(status) != 0) {
         tern_job_fail(job, WEXITSTATUS(status), "rank %d (pid %d) on host %s "
-                      "exited with code %d", r->rank, (int)r->pid, h,
-                      WEXITSTATUS(status));
+                      "exited with code %d", r->rank, pid, h, WEXITSTATUS(status));
     } else if (r->connected && !r->finalized) {
         tern_job_fail(job, TERN_MPIRUN_FAIL_EXIT, "rank %d (pid %d) on host %s "
-                      "exited without calling MPI_Finalize", r->rank, (int)r->pid, h);
+                      "exited without calling MPI_Finalize", r->rank, pid, h);
     } else {
-        TERN_LOG(1, "rank %d (pid %d) exited normally", r->rank, (int)r->pid);
+        TERN_LOG(1, "rank %d (pid %d) on host %s exited normally", r->rank, pid, h);
         tern_job_check_fence(job);
     }
     if (job->running == 0)
@@ -113,7 +137,8 @@ void tern_job_check_fence(struct tern_job *job)
     if (waiting && gone >= 0)
         tern_job_fail(job, TERN_MPIRUN_FAIL_EXIT, "rank %d (pid %d) on host %s "
                       "exited without calling MPI_Init while other ranks wait for "
-                      "it in MPI_Init", gone, (int)job->ranks[gone].pid, job->hostname);
+                      "it in MPI_Init", gone, tern_job_rank_pid(&job->ranks[gone]),
+                      tern_job_rank_host(job, gone));
 }
 
 static void on_signal(struct tern_job *job, struct tern_ev *ev, uint32_t events)
@@ -143,7 +168,7 @@ static void on_signal(struct tern_job *job, struct tern_ev *ev, uint32_t events)
 /* Fires the deadlines that have passed; returns the epoll timeout to use. */
 static int deadlines(struct tern_job *job)
 {
-    long long now = tern_now_ms(), next = 0;
+    long long now = tern_now_ms();
     if (job->timeout_at && now >= job->timeout_at) {
         job->timeout_at = 0;
         tern_job_fail(job, TERN_MPIRUN_TIMEOUT_EXIT, "the job ran longer than "
@@ -153,15 +178,12 @@ static int deadlines(struct tern_job *job)
         job->kill_at = 0;
         job->kill_stage = 2;
         tern_launch_signal(job, SIGKILL);
+        tern_ssh_signal(job, SIGKILL);
     }
     long long k = tern_kvs_deadline(job, now);
-    long long cand[] = { job->timeout_at, job->kill_at, job->drain_at, k };
-    for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++)
-        if (cand[i] && (!next || cand[i] < next))
-            next = cand[i];
-    if (!next)
-        return -1;
-    return next > now ? (int)(next - now) : 0;
+    long long ssh = tern_ssh_deadline(job, now);
+    long long cand[] = { job->timeout_at, job->kill_at, job->drain_at, k, ssh };
+    return tern_spawn_timeout(cand, sizeof cand / sizeof cand[0], now);
 }
 
 static int setup_signals(struct tern_job *job)
@@ -197,8 +219,17 @@ int tern_job_run(struct tern_job *job)
         return TERN_MPIRUN_FAIL_EXIT;
     }
     signal(SIGPIPE, SIG_IGN);
-    if (tern_kvs_start(job) || tern_launch_local(job))
+    if (tern_kvs_start(job))
         return TERN_MPIRUN_FAIL_EXIT;
+    /* Every remote host passes its preflight before any rank starts. */
+    if (tern_ssh_start(job)) {
+        tern_ssh_stop(job);
+        tern_kvs_stop(job);
+        return job->exit_code ? job->exit_code : TERN_MPIRUN_FAIL_EXIT;
+    }
+    if (tern_launch_local(job))
+        return TERN_MPIRUN_FAIL_EXIT;
+    tern_ssh_run(job);
     if (job->cli->timeout)
         job->timeout_at = tern_now_ms() + 1000LL * job->cli->timeout;
     while (job->running > 0 || job->open_streams > 0) {
@@ -217,6 +248,7 @@ int tern_job_run(struct tern_job *job)
         }
     }
     tern_iof_finish(job);
+    tern_ssh_stop(job);
     tern_kvs_stop(job);
     return job->exit_code;
 }

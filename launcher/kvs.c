@@ -1,21 +1,24 @@
 /*
  * The wire-up store: a key-value server inside mpirun's event loop.
  *
- * It listens on 127.0.0.1 (a local job needs nothing else) and every
- * connection must first pass the job-secret handshake of tern/auth.h, done
+ * It listens on 127.0.0.1 when the job runs on this host alone, else on
+ * the address that reaches the first remote host (tern_net_pick(), which
+ * honours --iface and --port-range). Every connection must first pass the job-secret handshake of tern/auth.h, done
  * here step by step without blocking. A connection that sends garbage, a
  * wrong MAC, closes early or stays silent past HANDSHAKE_MS is dropped and
  * logged at verbose level; the job never notices. After the handshake the
  * rank says HELLO with its rank number and then sends framed requests
  * (tern/wire.h): PUT stores (rank, key) -> value, FENCE is answered to all
  * ranks once all have sent it, GET looks a value up, ABORT ends the job,
- * FINALIZE marks a clean exit and is acknowledged. Values live in one list
- * per rank; jobs are small enough per host that a linear search is fine.
+ * FINALIZE marks a clean exit and is acknowledged. A tern-hostd may say
+ * WATCH instead of HELLO (launcher/hostd_proto.h) and then only hold the
+ * connection open, to learn through TCP keepalive when mpirun's host is
+ * gone. Values live in one list per rank; jobs are small enough per host
+ * that a linear search is fine.
  *
  * Connections closed inside a loop iteration are freed at the start of the
  * next one, because the same batch of events may still point at them.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -25,9 +28,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "launcher/hostd_proto.h"
 #include "launcher/launcher.h"
 #include "tern/err.h"
 #include "tern/log.h"
+#include "tern/net.h"
 #include "tern/wire.h"
 
 #define HANDSHAKE_MS 10000
@@ -43,6 +48,7 @@ struct conn {
     struct tern_ev ev;
     struct conn *next;
     int authed;
+    int watcher;              /* A tern-hostd watching mpirun (no rank). */
     int rank;                 /* -1 until HELLO. */
     struct tern_auth_server auth;
     unsigned char resp[TERN_AUTH_RESPONSE_LEN];
@@ -179,7 +185,8 @@ static void abort_msg(struct tern_job *job, struct conn *c, const unsigned char 
     int ml = len > 4 ? (int)(len - 4) : 0;
     struct tern_rank *r = &job->ranks[c->rank];
     tern_job_fail(job, code & 0xff, "rank %d (pid %d) on host %s aborted the job "
-                  "(exit code %d)%s%.*s", c->rank, (int)r->pid, job->hostname, code & 0xff,
+                  "(exit code %d)%s%.*s", c->rank, tern_job_rank_pid(r),
+                  tern_job_rank_host(job, c->rank), code & 0xff,
                   ml ? ": " : "", ml, ml ? (const char *)b + 4 : "");
 }
 
@@ -189,6 +196,15 @@ static void request(struct tern_job *job, struct conn *c)
     const unsigned char *b = c->rd.body;
     size_t len = c->rd.len;
     uint32_t type = c->rd.type;
+    if (c->watcher) {
+        drop(job, c, "request from a watching tern-hostd");
+        return;
+    }
+    if (type == TERN_HOSTD_KVS_WATCH && c->rank < 0 && len == 0) {
+        c->watcher = 1;
+        TERN_LOG(2, "tern-hostd at %s watches mpirun through the store", c->peer);
+        return;
+    }
     if (type == TERN_KVS_HELLO) {
         hello(job, c, b, len);
         return;
@@ -261,7 +277,7 @@ static void on_conn(struct tern_job *job, struct tern_ev *ev, uint32_t events)
         flush(job, c);
 }
 
-static void accept_one(struct tern_job *job, int fd, struct sockaddr_in *sa)
+static void accept_one(struct tern_job *job, int fd, const struct tern_addr *sa)
 {
     struct conn *c = calloc(1, sizeof *c);
     unsigned char chal[TERN_AUTH_CHALLENGE_LEN];
@@ -276,8 +292,7 @@ static void accept_one(struct tern_job *job, int fd, struct sockaddr_in *sa)
     c->ev.arg = c;
     c->rank = -1;
     c->deadline = tern_now_ms() + HANDSHAKE_MS;
-    snprintf(c->peer, sizeof c->peer, "%s:%d", inet_ntoa(sa->sin_addr),
-             ntohs(sa->sin_port));
+    tern_net_format(sa, c->peer, sizeof c->peer);
     tern_wire_reader_init(&c->rd, TERN_KVS_MSG_MAX);
     tern_wire_writer_init(&c->wr);
     c->next = job->kvs->conns;
@@ -295,9 +310,9 @@ static void on_accept(struct tern_job *job, struct tern_ev *ev, uint32_t events)
 {
     (void)events;
     for (;;) {
-        struct sockaddr_in sa;
-        socklen_t sl = sizeof sa;
-        int fd = accept4(ev->fd, (struct sockaddr *)&sa, &sl,
+        struct tern_addr sa;
+        sa.len = sizeof sa.sa;
+        int fd = accept4(ev->fd, (struct sockaddr *)&sa.sa, &sa.len,
                          SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             if (errno == EINTR || errno == ECONNABORTED)
@@ -308,24 +323,45 @@ static void on_accept(struct tern_job *job, struct tern_ev *ev, uint32_t events)
     }
 }
 
+/* Picks the address toward the first remote host it can (a name that does
+ * not resolve is the ssh preflight's to report, with its host); 127.0.0.1
+ * for a job on this host alone. */
+static int pick(const struct tern_job *job, struct tern_addr *addr, char *err,
+                size_t errlen)
+{
+    const struct tern_hostlist *hl = &job->plan.hl;
+    int rc = 1;
+    for (int i = 0; job->plan.remote && i < hl->n && rc; i++) {
+        if (hl->hosts[i].local)
+            continue;
+        char host[256];
+        const char *at = strrchr(hl->hosts[i].name, '@');
+        snprintf(host, sizeof host, "%s", at ? at + 1 : hl->hosts[i].name);
+        rc = tern_net_pick(host, addr, err, errlen);
+        if (rc == TERN_EINVAL)
+            return rc;
+    }
+    return rc == 0 ? 0 : tern_net_pick(NULL, addr, err, errlen);
+}
+
 int tern_kvs_start(struct tern_job *job)
 {
     struct tern_kvs *k = calloc(1, sizeof *k);
-    struct sockaddr_in sa = { .sin_family = AF_INET };
-    socklen_t sl = sizeof sa;
     if (!k || !(k->by_rank = calloc((size_t)job->size, sizeof *k->by_rank)) ||
         !(k->table = calloc((size_t)job->size, sizeof *k->table)))
         return TERN_ENOMEM;
     job->kvs = k;
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) ||
-        listen(fd, SOMAXCONN) || getsockname(fd, (struct sockaddr *)&sa, &sl)) {
-        tern_mpirun_msg("cannot listen on 127.0.0.1 for the wire-up store: %s; "
-                        "check that the loopback interface is up", strerror(errno));
+    char err[512];
+    struct tern_addr addr;
+    int fd = pick(job, &addr, err, sizeof err);
+    if (fd == 0)
+        fd = tern_net_listen(&addr, err, sizeof err);
+    if (fd < 0) {
+        tern_mpirun_msg("cannot listen for the wire-up store: %s", err);
         return TERN_EIO;
     }
-    snprintf(job->kvs_addr, sizeof job->kvs_addr, "127.0.0.1:%d", ntohs(sa.sin_port));
+    tern_net_format(&addr, job->kvs_addr, sizeof job->kvs_addr);
+    TERN_LOG(1, "the wire-up store listens on %s", job->kvs_addr);
     k->listen_ev.fd = fd;
     k->listen_ev.cb = on_accept;
     return tern_loop_add(job, &k->listen_ev, EPOLLIN);
@@ -358,7 +394,7 @@ long long tern_kvs_deadline(struct tern_job *job, long long now)
     free_dead(k);
     for (struct conn *c = k->conns, *n; c; c = n) {
         n = c->next;
-        if (c->rank >= 0)
+        if (c->rank >= 0 || c->watcher)
             continue;
         if (now >= c->deadline)
             drop(job, c, "no handshake and HELLO in time");

@@ -1,11 +1,15 @@
 /*
  * Internal interfaces of mpirun.
  *
- * mpirun is one single-threaded process around one epoll loop. cli.c turns
- * argv into a struct tern_cli (pure, unit-tested); hosts.c checks -H and
- * --hostfile; launch_local.c forks the ranks, each in its own process group;
- * iof.c moves their stdout/stderr to ours line by line and our stdin to
- * rank 0; kvs.c serves the wire-up store; job.c owns the loop, the signals,
+ * mpirun is one process around one epoll loop (only the ssh setup of a
+ * multi-host job runs in worker threads, before any rank starts). cli.c turns
+ * argv into a struct tern_cli (pure, unit-tested); hostfile.c, plan.c and
+ * rankenv.c (plan.h) read the hosts, map the ranks onto them and build each
+ * rank's environment; launch_local.c forks the ranks on this machine,
+ * each in its own process group; iof.c moves their stdout/stderr to ours
+ * line by line and our stdin to rank 0; launch_ssh.c, ssh_auth.c and
+ * ssh_run.c (ssh.h) start the other hosts' ranks through tern-hostd over
+ * ssh; kvs.c serves the wire-up store; job.c owns the loop, the signals,
  * the deadlines, the exit status and the teardown; msg.c prints mpirun's
  * one-line messages; mpirun.c is main().
  *
@@ -26,6 +30,7 @@
 
 #include "tern/auth.h"
 #include "tern/boot.h"
+#include "launcher/plan.h"
 
 /* Exit code of mpirun when --timeout expires (as coreutils timeout). */
 #define TERN_MPIRUN_TIMEOUT_EXIT 124
@@ -40,13 +45,21 @@ struct tern_cli {
     int timeout;          /* --timeout seconds; 0 for none. */
     const char *wdir;     /* --wdir; NULL for mpirun's cwd. */
     int oversubscribe;    /* --oversubscribe given. */
+    int map_by_node;      /* --map-by node (1) or slot (0, the default). */
+    const char *bind_to;  /* --bind-to policy name (checked); NULL if absent. */
+    int report_bindings;  /* --report-bindings given. */
     int verbose;          /* Count of -v. */
     int help, version;
     char **env;           /* -x entries, "VAR" or "VAR=value". */
     int n_env;
-    char **hosts;         /* -H entries, one host (with optional :N) each. */
+    char **hosts;         /* -H values as given ("a,b:2"), one per -H. */
     int n_hosts;
     const char *hostfile; /* --hostfile / --machinefile. */
+    const char *ssh_key;  /* -i FILE: private key for ssh; NULL if absent. */
+    int ssh_accept_new;   /* --ssh-accept-new-hostkey given. */
+    const char *iface;    /* --iface: TERN_TCP_IF for mpirun and the ranks. */
+    const char *port_range; /* --port-range: TERN_PORT_RANGE likewise. */
+    int report_transports;  /* --report-transports. */
     char **argv;          /* The program and its arguments (into argv). */
     int argc;
 };
@@ -57,18 +70,6 @@ int tern_cli_parse(int argc, char **argv, struct tern_cli *cli,
                    char *err, size_t errlen);
 void tern_cli_free(struct tern_cli *cli);
 void tern_cli_usage(FILE *out);
-
-/* ---- hosts.c ---- */
-/* Parses one hostfile line or -H entry ("host", "host:4", "host slots=4").
- * Returns 1 with *name (malloc'ed) and *slots (0 if unspecified), 0 for a
- * blank or comment line, or TERN_EINVAL. */
-int tern_hosts_parse_line(const char *line, char **name, int *slots);
-/* 1 if name denotes this host (localhost, loopback, our hostname). */
-int tern_hosts_is_local(const char *name);
-/* Checks -H and --hostfile: all hosts must be local for now. Sets *slots to
- * the slot total given (0 if none). Prints one line and returns TERN_EINVAL
- * on a problem. */
-int tern_hosts_check(const struct tern_cli *cli, int *slots);
 
 /* ---- job.c: the event loop ---- */
 struct tern_job;
@@ -103,10 +104,12 @@ struct tern_rank {
     int connected;        /* Authenticated to the store and said HELLO. */
     int fenced;           /* Waiting in the current fence. */
     int finalized;        /* Sent FINALIZE. */
+    pid_t remote_pid;     /* Its pid on a remote host (pid stays 0 there). */
     struct tern_iof_stream out, err;
 };
 
 struct tern_kvs;
+struct tern_ssh;
 
 struct tern_job {
     const struct tern_cli *cli;
@@ -126,6 +129,8 @@ struct tern_job {
     char *stdin_buf;         /* Bytes read from stdin not yet written. */
     size_t stdin_len;
     struct tern_kvs *kvs;
+    struct tern_plan plan;   /* Hosts and which ranks run where. */
+    struct tern_ssh *ssh;    /* Remote hosts (launch_ssh.c), or NULL. */
     int ending;              /* A failure or signal started the teardown. */
     int exit_code;
     int kill_stage;          /* 0 none, 1 SIGTERM/SIGINT sent, 2 SIGKILL sent. */
@@ -148,6 +153,10 @@ void tern_job_fail(struct tern_job *job, int code, const char *fmt, ...)
 void tern_job_rank_exited(struct tern_job *job, struct tern_rank *r, int status);
 /* Fails the job if a fence can never complete because a rank is gone. */
 void tern_job_check_fence(struct tern_job *job);
+/* Where a rank runs (its plan host, or this host) and its pid there, for
+ * messages. */
+const char *tern_job_rank_host(const struct tern_job *job, int rank);
+int tern_job_rank_pid(const struct tern_rank *r);
 int tern_job_run(struct tern_job *job);
 
 /* ---- launch_local.c ---- */
@@ -168,9 +177,30 @@ int tern_iof_stdin_inherit(void);
 int tern_iof_stdin(struct tern_job *job, int fd);
 /* Flushes partial lines and closes every stream (at exit). */
 void tern_iof_finish(struct tern_job *job);
+/* Writes a remote rank's output (whole lines, or a stream's last piece
+ * when last) to out_fd, tagged as a local rank's would be. */
+void tern_iof_remote(struct tern_job *job, int rank, int out_fd, const char *data,
+                     size_t len, int last);
+
+/* ---- launch_ssh.c, ssh_auth.c, ssh_run.c: remote hosts (see ssh.h) ---- */
+/* Connects to every remote host of the plan, starts tern-hostd there and
+ * has it check the job; prints one line per failing host and returns
+ * nonzero if any failed (or a signal cancelled). 0 at once for a job on
+ * this host alone. */
+int tern_ssh_start(struct tern_job *job);
+/* Sends START to every host and moves the connections into the loop. */
+int tern_ssh_run(struct tern_job *job);
+/* Forwards sig to the ranks' process groups on every host. */
+void tern_ssh_signal(struct tern_job *job, int sig);
+/* Handles keepalives and lost hosts; returns the next deadline, or 0. */
+long long tern_ssh_deadline(struct tern_job *job, long long now);
+/* Closes every connection; hostd kills whatever still runs there. */
+void tern_ssh_stop(struct tern_job *job);
 
 /* ---- kvs.c ---- */
-/* Listens on 127.0.0.1 and writes "host:port" into job->kvs_addr. */
+/* Listens on 127.0.0.1, or when the plan has remote hosts on the address
+ * that reaches them (tern/net.h), and writes "host:port" into
+ * job->kvs_addr. */
 int tern_kvs_start(struct tern_job *job);
 /* Processes whatever the rank's connection has buffered (before judging
  * its exit). */

@@ -1,9 +1,10 @@
 /*
  * mpirun (and mpiexec, the same program): main().
  *
- * Parses the command line, checks the host list (local only for now), makes
- * the job's identity (job id, secret), prints the one-line notices (more
- * ranks than cores) and hands over to job.c, whose exit code becomes ours.
+ * Parses the command line, maps the ranks onto the hosts (plan.c; job.c
+ * starts the remote ones through launch_ssh.c), makes the job's identity
+ * (job id, secret), prints the one-line notices (more ranks than cores)
+ * and hands over to job.c, whose exit code becomes ours.
  */
 #include <errno.h>
 #include <sched.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "launcher/bind.h"
 #include "launcher/launcher.h"
 #include "tern/log.h"
 #include "tern/shmname.h"
@@ -27,6 +29,16 @@ static int core_count(void)
         return CPU_COUNT(&set);
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
+}
+
+/* Ranks the plan puts on this machine. */
+static int local_rank_count(const struct tern_plan *plan)
+{
+    int n = 0;
+    for (int i = 0; i < plan->hl.n; i++)
+        if (plan->hl.hosts[i].local)
+            n += plan->hl.hosts[i].nranks;
+    return n;
 }
 
 /* Job id: pid and 64 random bits, safe in file names ("4711-9f3a..."). */
@@ -48,6 +60,19 @@ static int make_identity(struct tern_job *job)
     return 0;
 }
 
+/* Network options become the TERN_* variables that mpirun's own listeners
+ * and every rank read (the rank environment forwards TERN_* to remote
+ * hosts). */
+static void export_network_options(const struct tern_cli *cli)
+{
+    if (cli->iface)
+        setenv("TERN_TCP_IF", cli->iface, 1);
+    if (cli->port_range)
+        setenv("TERN_PORT_RANGE", cli->port_range, 1);
+    if (cli->report_transports)
+        setenv("TERN_REPORT_TRANSPORTS", "1", 1);
+}
+
 int main(int argc, char **argv)
 {
     struct tern_cli cli;
@@ -67,13 +92,19 @@ int main(int argc, char **argv)
     }
     if (cli.verbose > tern_verbose)
         tern_verbose = cli.verbose;
-    int slots;
-    if (tern_hosts_check(&cli, &slots))
+    if (tern_bind_export(&cli, err, sizeof err)) {
+        tern_mpirun_msg("%s", err);
         return TERN_MPIRUN_FAIL_EXIT;
+    }
+    export_network_options(&cli);
     struct tern_job job;
     memset(&job, 0, sizeof job);
     job.cli = &cli;
-    job.size = cli.np ? cli.np : (slots ? slots : 1);
+    if (tern_plan_make(&cli, &job.plan, err, sizeof err)) {
+        tern_mpirun_msg("%s", err);
+        return TERN_MPIRUN_FAIL_EXIT;
+    }
+    job.size = job.plan.np;
     job.ranks = calloc((size_t)job.size, sizeof *job.ranks);
     if (!job.ranks || make_identity(&job))
         return TERN_MPIRUN_FAIL_EXIT;
@@ -81,10 +112,15 @@ int main(int argc, char **argv)
         job.ranks[i].rank = i;
         job.ranks[i].out.ev.fd = job.ranks[i].err.ev.fd = -1;
     }
-    int cores = core_count();
-    if (job.size > cores && !cli.oversubscribe)
+    if (tern_bind_precheck(local_rank_count(&job.plan), job.hostname, err,
+                           sizeof err)) {
+        tern_mpirun_msg("%s", err);
+        return TERN_MPIRUN_FAIL_EXIT;
+    }
+    int cores = core_count(), here = local_rank_count(&job.plan);
+    if (here > cores && !cli.oversubscribe)
         tern_mpirun_msg("note: %d ranks on %d cores; ranks will share cores "
-                        "(--oversubscribe silences this)", job.size, cores);
+                        "(--oversubscribe silences this)", here, cores);
     if (geteuid() == 0)
         TERN_LOG(1, "running as root");
     int code = tern_job_run(&job);
@@ -94,6 +130,7 @@ int main(int argc, char **argv)
         TERN_LOG(1, "removed %d shared-memory segment(s) the job left behind", stale);
     free(job.ranks);
     free(job.stdin_buf);
+    tern_plan_free(&job.plan);
     tern_cli_free(&cli);
     return code;
 }

@@ -10,6 +10,7 @@
 static const struct tern_tp_ops *const all[] = {
     &tern_self_ops,
     &tern_shm_ops,
+    &tern_tcp_ops,
 };
 
 #define N_ALL (sizeof(all) / sizeof(all[0]))
@@ -33,7 +34,7 @@ static int name_in_list(const char *name, const char *list)
 int tern_tp_list(const struct tern_tp_ops *const **list)
 {
     if (n_allowed < 0) {
-        const char *want = tern_env_str("TERN_TRANSPORTS", "self,shm",
+        const char *want = tern_env_str("TERN_TRANSPORTS", "self,shm,tcp",
             "Comma-separated transports that may be used, in order of preference");
         n_allowed = 0;
         for (size_t i = 0; i < N_ALL; i++)
@@ -52,4 +53,42 @@ const struct tern_tp_ops *tern_tp_select(int peer)
         if (list[i]->reachable(peer))
             return list[i];
     return NULL;
+}
+
+/* Appends " a-b" or ",a-b" for one run of ranks to line. */
+static void add_run(char *line, size_t cap, int first, int lo, int hi)
+{
+    size_t n = strlen(line);
+    if (lo == hi)
+        snprintf(line + n, cap - n, "%s%d", first ? " " : ",", lo);
+    else
+        snprintf(line + n, cap - n, "%s%d-%d", first ? " " : ",", lo, hi);
+}
+
+void tern_tp_report(const struct tern_tp_ops *const *chosen, int n)
+{
+    const struct tern_tp_ops *const *list;
+    int nt = tern_tp_list(&list);
+    char line[1024] = "transports:";
+    int any = 0;
+    for (int t = 0; t < nt; t++) {
+        int first = 1, lo = -1;
+        for (int r = 0; r <= n; r++) {
+            int mine = r < n && chosen[r] == list[t];
+            if (mine && lo < 0)
+                lo = r;
+            if (!mine && lo >= 0) {
+                if (first) {
+                    size_t len = strlen(line);
+                    snprintf(line + len, sizeof line - len, "%s %s", any ? ";" : "",
+                             list[t]->name);
+                    any = 1;
+                }
+                add_run(line, sizeof line, first, lo, r - 1);
+                first = 0;
+                lo = -1;
+            }
+        }
+    }
+    tern_log("%s", line);
 }

@@ -18,4 +18,8 @@ int tern_tp_list(const struct tern_tp_ops *const **list);
  * after every transport's connect(). */
 const struct tern_tp_ops *tern_tp_select(int peer);
 
+/* Prints one line naming the transport that serves each peer, e.g.
+ * "transports: self 0; shm 1; tcp 2-5" (chosen[r] for world rank r). */
+void tern_tp_report(const struct tern_tp_ops *const *chosen, int n);
+
 #endif

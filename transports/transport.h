@@ -32,8 +32,13 @@
  *
  * Sending: send() either takes the whole packet (header then payload, at most
  * caps.max_packet bytes together) and returns 0, after which the caller may
- * reuse both buffers, or takes nothing and returns TERN_EAGAIN; the caller
- * then retries after progress.
+ * reuse both buffers, or returns TERN_EAGAIN; the caller then retries after
+ * progress. A stream transport (tcp) may have written the start of the
+ * packet when it says TERN_EAGAIN; it relies on the p2p core's rule that
+ * the next packet offered to that peer is the same one again (same header
+ * bytes, same payload buffer, unchanged), and refuses any other until that
+ * one is through. The p2p core keeps refused packets at the head of the
+ * peer's queues and retries them in order, which satisfies the rule.
  *
  * Errors: 0 or a negative TERN_E* code (include/tern/err.h). A peer that is
  * known to be gone makes send() return TERN_EPEER.
@@ -50,6 +55,8 @@ struct tern_tp_caps {
     size_t max_packet;      /* Largest header + payload that send() accepts. */
     int single_copy;        /* 1 when get_bulk() may be used with this peer. */
     size_t single_copy_min; /* Smallest message worth a get_bulk(). */
+    size_t eager_max;       /* Largest message to send eagerly; 0 for as
+                               large as a packet holds. */
 };
 
 struct tern_tp_ops {
@@ -86,5 +93,6 @@ struct tern_tp_ops {
 
 extern const struct tern_tp_ops tern_self_ops;
 extern const struct tern_tp_ops tern_shm_ops;
+extern const struct tern_tp_ops tern_tcp_ops;
 
 #endif

@@ -39,6 +39,8 @@ struct tern_boot_info {
     int singleton;     /* 1 when started without mpirun. */
     char jobid[64];    /* Unique job id (TERN_JOBID), safe in file names. */
     char hostname[TERN_HOSTNAME_MAX];
+    char store_addr[128]; /* The launcher's store, "host:port" (TERN_KVS_ADDR);
+                             empty for a singleton. */
 };
 
 /* Reads the environment, connects and authenticates to the store. */

@@ -10,4 +10,15 @@
  * only valid during the call. Called from a transport's progress(). */
 void tern_p2p_recv_packet(int src, const void *pkt, size_t len);
 
+/* Receiving in place, for stream transports that get a packet's header
+ * before its payload. recv_place() says where the payload of the packet
+ * with header `hdr` (hdr_len bytes, payload_len bytes to follow) belongs and
+ * sets *room to how many of its bytes are wanted there; the transport
+ * discards the rest (a truncated receive). NULL: the packet must come whole
+ * through tern_p2p_recv_packet(). Once all payload_len bytes have been read,
+ * recv_placed() completes the packet; `hdr` is the same header again. */
+void *tern_p2p_recv_place(const void *hdr, size_t hdr_len, size_t payload_len,
+                          size_t *room);
+void tern_p2p_recv_placed(const void *hdr, size_t hdr_len, size_t payload_len);
+
 #endif

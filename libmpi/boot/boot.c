@@ -206,6 +206,7 @@ int tern_boot_init(struct tern_boot_info *info)
     const char *addr = getenv("TERN_KVS_ADDR");
     if (!addr)
         return init_singleton(info);
+    snprintf(info->store_addr, sizeof info->store_addr, "%s", addr);
     int rc = read_env(info);
     if (rc)
         return rc;

@@ -33,8 +33,9 @@ enum wait_mode { WAIT_AUTO, WAIT_POLL, WAIT_YIELD, WAIT_BLOCK };
 static const struct tern_tp_ops *active[8];
 static int n_active;
 static const struct tern_tp_ops *blocker; /* The one that can sleep. */
+static int block_ms;                       /* For how long at a time. */
 static enum wait_mode wait_mode;
-static long spin_polls, yield_ns, eager_cap;
+static long spin_polls, yield_ns, eager_cap, report_transports;
 static int (*progress_hook)(void);
 
 /*
@@ -53,6 +54,11 @@ static int (*progress_hook)(void);
  */
 #define OVERSUB_YIELD_US 100
 
+/* A rank whose packets come through two transports sleeps in one of them
+ * this long at a time, so a packet on the other waits at most this long
+ * once the rank has been idle past the yield phase. */
+#define MIXED_SLEEP_MS 1
+
 /* How long MPI_Finalize waits for unmatched sends before it says so. */
 #define FINALIZE_WARN_NS (10L * 1000000000L)
 
@@ -70,6 +76,8 @@ void tern_p2p_read_tunables(int oversubscribed)
         "shorter by default when the host has more ranks than cores)") * 1000;
     eager_cap = tern_env_long("TERN_EAGER_MAX", 0,
         "Largest message sent eagerly, in bytes (0: as large as the transport's packet)");
+    report_transports = tern_env_long("TERN_REPORT_TRANSPORTS", 0,
+        "1: each rank prints which transport serves each peer (mpirun --report-transports)");
 }
 
 static int run_phase(int (*phase)(const struct tern_tp_ops *, const struct tern_boot_info *),
@@ -103,19 +111,26 @@ static int setup_peers(const struct tern_boot_info *boot)
 {
     tern_p2p.npeers = boot->size;
     tern_p2p.peers = calloc((size_t)boot->size, sizeof(struct tern_peer));
-    if (!tern_p2p.peers)
+    const struct tern_tp_ops **chosen = calloc((size_t)boot->size, sizeof *chosen);
+    if (!tern_p2p.peers || !chosen) {
+        free(chosen);
         return TERN_ENOMEM;
+    }
     for (int r = 0; r < boot->size; r++) {
         struct tern_peer *p = &tern_p2p.peers[r];
         p->tp = tern_tp_select(r);
+        chosen[r] = p->tp;
         if (!p->tp) {
             tern_log("no transport reaches rank %d (TERN_TRANSPORTS allows too few?)", r);
+            free(chosen);
             return TERN_ENOTSUP;
         }
-        struct tern_tp_caps caps;
+        struct tern_tp_caps caps = { 0 };
         p->tp->caps(r, &caps);
         p->chunk_max = caps.max_packet - sizeof(struct tern_pkt);
         p->eager_max = p->chunk_max;
+        if (caps.eager_max && caps.eager_max < p->eager_max)
+            p->eager_max = caps.eager_max;
         if (eager_cap > 0 && (size_t)eager_cap < p->eager_max)
             p->eager_max = (size_t)eager_cap;
         p->single_copy_min = caps.single_copy && p->tp->get_bulk ? caps.single_copy_min : SIZE_MAX;
@@ -127,20 +142,27 @@ static int setup_peers(const struct tern_boot_info *boot)
             TERN_LOG(2, "rank %d: transport %s, eager up to %zu bytes, single copy from %zu",
                      r, p->tp->name, p->eager_max, p->single_copy_min);
     }
-    /* A wait can sleep in a transport only when that transport is the one
-     * source of packets besides self (which never has to be waited for). */
+    if (report_transports || tern_verbose >= 1)
+        tern_tp_report(chosen, boot->size);
+    free(chosen);
+    /* A wait sleeps in one transport. When another one also brings packets
+     * (shm within the host and tcp across hosts), the sleep is cut to
+     * MIXED_SLEEP_MS, since the other transport cannot wake it. A transport
+     * that cannot block at all leaves only yielding. */
     blocker = NULL;
-    int others = 0;
+    block_ms = 100;
     for (int i = 0; i < n_active; i++) {
         if (active[i] == &tern_self_ops)
             continue;
-        if (active[i]->block && !blocker)
-            blocker = active[i];
+        if (!active[i]->block) {
+            blocker = NULL;
+            break;
+        }
+        if (blocker)
+            block_ms = MIXED_SLEEP_MS;
         else
-            others++;
+            blocker = active[i];
     }
-    if (others)
-        blocker = NULL;
     return 0;
 }
 
@@ -234,7 +256,7 @@ static void back_off(long idle, long since)
         sched_yield();
         return;
     }
-    blocker->block(100);
+    blocker->block(block_ms);
 }
 
 void tern_p2p_wait_until(int (*cond)(void *), void *arg)

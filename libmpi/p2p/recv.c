@@ -91,16 +91,45 @@ static void start_rndv(struct tern_request *r, int peer, int src, int tag,
     send_reply(peer, TERN_PKT_CTS, sreq, (uint64_t)(uintptr_t)r);
 }
 
-static void on_data(const struct tern_pkt *h, const void *payload, size_t n)
+/* Where a DATA chunk of n bytes goes, and how many of them fit. */
+static char *data_dest(const struct tern_pkt *h, size_t n, size_t *room)
 {
     struct tern_request *r = (struct tern_request *)(uintptr_t)h->aux;
-    if (r->offset < r->st_bytes) {
-        size_t room = r->st_bytes - r->offset;
-        memcpy((char *)r->buf + r->offset, payload, n < room ? n : room);
-    }
+    size_t left = r->offset < r->st_bytes ? r->st_bytes - r->offset : 0;
+    *room = n < left ? n : left;
+    return (char *)r->buf + r->offset;
+}
+
+static void data_done(const struct tern_pkt *h, size_t n)
+{
+    struct tern_request *r = (struct tern_request *)(uintptr_t)h->aux;
     r->offset += n;
     if (r->offset >= r->msg_len)
         finish_recv(r);
+}
+
+static void on_data(const struct tern_pkt *h, const void *payload, size_t n)
+{
+    size_t room;
+    char *dest = data_dest(h, n, &room);
+    if (room)
+        memcpy(dest, payload, room);
+    data_done(h, n);
+}
+
+void *tern_p2p_recv_place(const void *hdr, size_t hdr_len, size_t payload_len,
+                          size_t *room)
+{
+    const struct tern_pkt *h = hdr;
+    if (hdr_len != sizeof(*h) || h->type != TERN_PKT_DATA)
+        return NULL;
+    return data_dest(h, payload_len, room);
+}
+
+void tern_p2p_recv_placed(const void *hdr, size_t hdr_len, size_t payload_len)
+{
+    (void)hdr_len;
+    data_done(hdr, payload_len);
 }
 
 static void on_message(int peer, const struct tern_pkt *h, const void *payload)

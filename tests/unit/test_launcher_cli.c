@@ -1,12 +1,11 @@
 /*
- * Unit tests of mpirun's command-line parser (launcher/cli.c) and of host
- * lines (launcher/hosts.c). Parsing is pure, so each case is argv in,
- * struct tern_cli or one error line out.
+ * Unit tests of mpirun's command-line parser (launcher/cli.c). Parsing is
+ * pure, so each case is argv in, struct tern_cli or one error line out.
+ * Host entries themselves are tested in test_hostfile.c.
  */
 #include <CUnit/Basic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "launcher/launcher.h"
 #include "tern/err.h"
@@ -52,9 +51,10 @@ static void test_all_options(void)
     CU_ASSERT_STRING_EQUAL(c.env[1], "B=1=2");
     CU_ASSERT_STRING_EQUAL(c.wdir, "/tmp");
     CU_ASSERT_EQUAL(c.oversubscribe, 1);
-    CU_ASSERT_EQUAL_FATAL(c.n_hosts, 3);
-    CU_ASSERT_STRING_EQUAL(c.hosts[1], "vm:2");
-    CU_ASSERT_STRING_EQUAL(c.hosts[2], "127.0.0.1");
+    /* Each -H value is kept whole, for hostfile.c to parse and quote. */
+    CU_ASSERT_EQUAL_FATAL(c.n_hosts, 2);
+    CU_ASSERT_STRING_EQUAL(c.hosts[0], "localhost,vm:2");
+    CU_ASSERT_STRING_EQUAL(c.hosts[1], "127.0.0.1");
     CU_ASSERT_STRING_EQUAL(c.hostfile, "hf");
     CU_ASSERT_EQUAL(c.verbose, 2);
     CU_ASSERT_EQUAL(c.argc, 1);
@@ -105,37 +105,26 @@ static void test_help_version(void)
     tern_cli_free(&c);
 }
 
-static void test_host_lines(void)
+static void test_map_by(void)
 {
-    char *name = NULL;
-    int slots = -1;
-    CU_ASSERT_EQUAL(tern_hosts_parse_line("  # comment", &name, &slots), 0);
-    CU_ASSERT_EQUAL(tern_hosts_parse_line("", &name, &slots), 0);
-    CU_ASSERT_EQUAL(tern_hosts_parse_line("node1", &name, &slots), 1);
-    CU_ASSERT_STRING_EQUAL(name, "node1");
-    CU_ASSERT_EQUAL(slots, 0);
-    free(name);
-    CU_ASSERT_EQUAL(tern_hosts_parse_line("node2:4\n", &name, &slots), 1);
-    CU_ASSERT_STRING_EQUAL(name, "node2");
-    CU_ASSERT_EQUAL(slots, 4);
-    free(name);
-    CU_ASSERT_EQUAL(tern_hosts_parse_line("node3 slots=8 # big", &name, &slots), 1);
-    CU_ASSERT_STRING_EQUAL(name, "node3");
-    CU_ASSERT_EQUAL(slots, 8);
-    free(name);
-    CU_ASSERT_EQUAL(tern_hosts_parse_line("node4:x", &name, &slots), TERN_EINVAL);
-    CU_ASSERT_EQUAL(tern_hosts_parse_line("node5 slots=0", &name, &slots), TERN_EINVAL);
-    CU_ASSERT_EQUAL(tern_hosts_parse_line("node6 junk", &name, &slots), TERN_EINVAL);
-}
-
-static void test_local_hosts(void)
-{
-    char self[256];
-    CU_ASSERT_TRUE(tern_hosts_is_local("localhost"));
-    CU_ASSERT_TRUE(tern_hosts_is_local("127.0.0.1"));
-    CU_ASSERT_FALSE(tern_hosts_is_local("some-remote-host.invalid"));
-    if (gethostname(self, sizeof self) == 0)
-        CU_ASSERT_TRUE(tern_hosts_is_local(self));
+    struct tern_cli c;
+    const char *node[] = { "mpirun", "--map-by", "node", "a", NULL };
+    const char *slot[] = { "mpirun", "--map-by=slot", "a", NULL };
+    const char *dflt[] = { "mpirun", "a", NULL };
+    const char *bad[] = { "mpirun", "--map-by", "socket", "a", NULL };
+    CU_ASSERT_EQUAL(parse(&c, node), 0);
+    CU_ASSERT_EQUAL(c.map_by_node, 1);
+    tern_cli_free(&c);
+    CU_ASSERT_EQUAL(parse(&c, slot), 0);
+    CU_ASSERT_EQUAL(c.map_by_node, 0);
+    tern_cli_free(&c);
+    CU_ASSERT_EQUAL(parse(&c, dflt), 0);
+    CU_ASSERT_EQUAL(c.map_by_node, 0);
+    tern_cli_free(&c);
+    CU_ASSERT_EQUAL(parse(&c, bad), TERN_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "--map-by 'socket'"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "--map-by node"));
+    tern_cli_free(&c);
 }
 
 int main(void)
@@ -147,8 +136,7 @@ int main(void)
     CU_add_test(s, "all options", test_all_options);
     CU_add_test(s, "errors", test_errors);
     CU_add_test(s, "help and version", test_help_version);
-    CU_add_test(s, "host lines", test_host_lines);
-    CU_add_test(s, "local hosts", test_local_hosts);
+    CU_add_test(s, "map-by", test_map_by);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures();

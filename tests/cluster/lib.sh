@@ -1,0 +1,176 @@
+# Sourced by every cluster test: `. "${srcdir:-.}/tests/cluster/lib.sh"`.
+#
+# Lifecycle: the test re-runs itself under bash and an outer timeout
+# (TERN_TEST_TIMEOUT seconds, default 90), checks the prerequisites (root,
+# network namespaces, a bridge, veth, unshare, nsenter, sshd, ssh-keygen;
+# a missing one prints "SKIP: <why>" and exits 77, never a pass), then
+# brings up its own cluster (tests/cluster/cluster.sh, id = the test's pid)
+# or, with TERN_CLUSTER_REUSE=ID, uses a running one (tests must then not
+# share it at the same time). On exit, however the test ends (pass, fail,
+# outer timeout), it tears its own cluster down and removes $TMP.
+# Helpers:
+#   in_host K CMD...     run CMD in host K with HOME=$TERN_CLUSTER_HOME (or
+#                        $IN_HOST_HOME), under a timeout of $CMD_TIMEOUT
+#                        seconds (default 30)
+#   run_mpirun ARGS...   mpirun ARGS from host 1, in $TMP (pid recorded)
+#   run_mpirun_bg ARGS   the same in the background; sets BG_JOB
+#   hide_path K DIR      mount an empty tmpfs over DIR in host K only
+#   host_pids K          processes in host K other than its sshd listener
+#   check_clean [SECS]   wait up to SECS (default 3) for every process of
+#                        the job to be gone from every host; fail if one is
+#                        left (or a new /dev/shm/tern* entry)
+#   finish [SECS]        check_clean, then PASS
+# Tests run from the top build directory, as automake runs them; MPIRUN
+# overrides the launcher's path.
+if [ -z "${TERN_TEST_UNDER_TIMEOUT:-}" ]; then
+    TERN_TEST_UNDER_TIMEOUT=1 exec timeout -k 15 "${TERN_TEST_TIMEOUT:-90}" bash "$0" "$@"
+fi
+set -u
+
+CLUSTER_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CLUSTER=$CLUSTER_SRC/cluster.sh
+MPIRUN=${MPIRUN:-$PWD/launcher/mpirun}
+case $MPIRUN in /*) ;; *) MPIRUN=$PWD/$MPIRUN ;; esac
+CMD_TIMEOUT=${CMD_TIMEOUT:-30}
+HIDDEN=
+
+skip() {
+    echo "SKIP: $*"
+    exit 77
+}
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+# Milliseconds since the epoch.
+now_ms() {
+    echo $(( $(date +%s%N) / 1000000 ))
+}
+
+check_prereqs() {
+    local t probe=tern-probe-$$ err
+    [ "$(id -u)" = 0 ] || skip "cluster tests need root (network namespaces, sshd)"
+    for t in ip unshare nsenter ssh-keygen ssh timeout; do
+        command -v "$t" >/dev/null ||
+            skip "'$t' not found; install iproute2, util-linux, openssh-client"
+    done
+    [ -x /usr/sbin/sshd ] || skip "/usr/sbin/sshd not found; install openssh-server"
+    err=$( { ip netns add "$probe" && ip -n "$probe" link add b0 type bridge &&
+             ip -n "$probe" link add v0 type veth peer name v1; } 2>&1 )
+    t=$?
+    ip netns del "$probe" 2>/dev/null
+    [ $t = 0 ] || skip "cannot make network namespaces, bridges and veth pairs here: $err"
+    err=$(unshare --uts --mount true 2>&1) || skip "unshare --uts --mount fails here: $err"
+}
+
+# Every command inside a host runs with the cluster's HOME (libssh2 finds
+# the key and known_hosts there) and under a timeout. The timeout stays in
+# the test's process group (--foreground), so when the outer timeout
+# signals that group, the command gets the signal too and the test reaches
+# its teardown at once instead of after the command's own timeout.
+in_host() {
+    local k=$1
+    shift
+    timeout --foreground -k 2 "$CMD_TIMEOUT" "$CLUSTER" exec "h$k" \
+        env HOME="${IN_HOST_HOME:-$TERN_CLUSTER_HOME}" "$@"
+}
+
+run_mpirun() {
+    (cd "$TMP" && in_host 1 sh -c 'echo $$ >>"$1"; shift; exec "$@"' sh \
+        "$TMP/pids" "$MPIRUN" "$@")
+}
+
+run_mpirun_bg() {
+    run_mpirun "$@" &
+    BG_JOB=$!
+}
+
+hide_path() {
+    "$CLUSTER" exec "h$1" mount -t tmpfs -o size=1m,mode=0755 tern-hide "$2" ||
+        fail "cannot hide $2 on h$1"
+    HIDDEN="$HIDDEN $1:$2"
+}
+
+# Pids of processes in host K's network namespace, but for its sshd.
+host_pids() {
+    local listener
+    listener=$(cat "$TERN_CLUSTER_RUN/h$1/sshd.pid" 2>/dev/null)
+    ip netns pids "tern$TERN_CLUSTER_ID-h$1" 2>/dev/null | grep -vx "${listener:-none}"
+}
+
+leftovers() {
+    local k p
+    for k in $(seq 1 "$TERN_CLUSTER_NHOSTS"); do
+        for p in $(host_pids "$k"); do
+            echo "h$k:$p"
+        done
+    done
+}
+
+# Each host's /dev/shm, seen through its sshd's root (its mount namespace).
+shm_list() {
+    local k pid
+    for k in $(seq 1 "$TERN_CLUSTER_NHOSTS"); do
+        pid=$(cat "$TERN_CLUSTER_RUN/h$k/sshd.pid" 2>/dev/null) || continue
+        ls "/proc/$pid/root/dev/shm" 2>/dev/null | grep '^tern' | sed "s/^/h$k:/"
+    done | sort
+}
+
+# check_clean [SECONDS]: waits up to SECONDS (default 3) for every process
+# of the job to be gone from every host; fails if one is left (killing it)
+# or if a new /dev/shm/tern* entry is.
+check_clean() {
+    local tries=$(( ${1:-3} * 10 )) left e p new
+    while [ -n "$(leftovers)" ] && [ "$tries" -gt 0 ]; do
+        sleep 0.1
+        tries=$((tries - 1))
+    done
+    left=$(leftovers)
+    if [ -n "$left" ]; then
+        for e in $left; do
+            p=${e#*:}
+            echo "left behind on ${e%%:*}: $p $(tr '\0' ' ' </proc/"$p"/cmdline 2>/dev/null)" >&2
+            kill -9 "$p" 2>/dev/null
+        done
+        fail "processes of the job outlived it"
+    fi
+    new=$(comm -13 <(printf '%s\n' "$SHM_BEFORE") <(shm_list) | grep -v '^$')
+    [ -z "$new" ] || fail "shared memory left behind: $new"
+}
+
+finish() {
+    check_clean "$@"
+    echo PASS
+    exit 0
+}
+
+teardown() {
+    local h
+    trap - EXIT TERM INT HUP
+    if [ "$OWN_CLUSTER" = 1 ]; then
+        "$CLUSTER" down
+    else
+        for h in $HIDDEN; do "$CLUSTER" exec "h${h%%:*}" umount "${h#*:}"; done
+    fi
+    rm -rf "$TMP"
+}
+
+check_prereqs
+OWN_CLUSTER=0
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/tern-cluster-test.XXXXXX")
+trap teardown EXIT
+trap 'exit 124' TERM INT HUP
+if [ -n "${TERN_CLUSTER_REUSE:-}" ]; then
+    export TERN_CLUSTER_ID=$TERN_CLUSTER_REUSE
+    "$CLUSTER" status >/dev/null || fail "TERN_CLUSTER_REUSE=$TERN_CLUSTER_REUSE: no such cluster"
+else
+    export TERN_CLUSTER_ID=$$
+    OWN_CLUSTER=1
+    "$CLUSTER" gc
+    TERN_CLUSTER_OWNER=$$ timeout 60 "$CLUSTER" up >"$TMP/env" 2>"$TMP/up.err" ||
+        fail "cluster.sh up: $(cat "$TMP/up.err")"
+fi
+eval "$("$CLUSTER" env)"
+SHM_BEFORE=$(shm_list)
