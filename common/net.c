@@ -128,12 +128,13 @@ static int find_iface(const char *spec, struct tern_addr *out)
     for (int pass = 0; pass < 2 && !found; pass++) {
         int want = pass == 0 ? AF_INET : AF_INET6;
         for (i = list; i && !found; i = i->ifa_next) {
-            if (!i->ifa_addr || i->ifa_addr->sa_family != want || !(i->ifa_flags & IFF_UP))
+            /* Link-local addresses need a scope id that peers cannot know. */
+            if (!i->ifa_addr || i->ifa_addr->sa_family != want ||
+                !(i->ifa_flags & IFF_UP) || is_link_local(i->ifa_addr))
                 continue;
             if (spec ? (cidr ? !in_cidr(i->ifa_addr, family, net, bits)
                              : strcmp(i->ifa_name, spec) != 0)
-                     : ((i->ifa_flags & IFF_LOOPBACK) || is_virtual(i->ifa_name) ||
-                        is_link_local(i->ifa_addr)))
+                     : ((i->ifa_flags & IFF_LOOPBACK) || is_virtual(i->ifa_name)))
                 continue;
             set_addr(out, i->ifa_addr);
             found = 1;

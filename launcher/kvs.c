@@ -334,10 +334,7 @@ static int pick(const struct tern_job *job, struct tern_addr *addr, char *err,
     for (int i = 0; job->plan.remote && i < hl->n && rc; i++) {
         if (hl->hosts[i].local)
             continue;
-        char host[256];
-        const char *at = strrchr(hl->hosts[i].name, '@');
-        snprintf(host, sizeof host, "%s", at ? at + 1 : hl->hosts[i].name);
-        rc = tern_net_pick(host, addr, err, errlen);
+        rc = tern_net_pick(hl->hosts[i].name, addr, err, errlen);
         if (rc == TERN_EINVAL)
             return rc;
     }

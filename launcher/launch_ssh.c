@@ -18,9 +18,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
@@ -130,107 +127,6 @@ static int encode_job(struct tern_job *job, struct tern_ssh_host *h, int stdin_f
         tern_rank_env_free(j.ranks[i].env);
     free(j.ranks);
     return rc;
-}
-
-/* ---- Connecting ---- */
-
-static void tune_socket(struct tern_ssh *s, int fd)
-{
-    int one = 1, idle = 5, intvl = 2, cnt = 3;
-    unsigned ut = (unsigned)s->timeout_ms;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
-    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
-    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
-    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
-    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ut, sizeof ut);
-}
-
-static int cancelled(struct tern_ssh *s)
-{
-    return __atomic_load_n(&s->cancel, __ATOMIC_ACQUIRE);
-}
-
-/* One nonblocking connect bounded by connect_ms; 0 or an errno. */
-static int connect_one(struct tern_ssh_host *h, const struct addrinfo *ai)
-{
-    int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return errno;
-    if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0 && errno != EINPROGRESS) {
-        int e = errno;
-        close(fd);
-        return e;
-    }
-    long long end = tern_now_ms() + h->ssh->connect_ms;
-    int e = ETIMEDOUT;
-    for (long long now = tern_now_ms(); now < end && !cancelled(h->ssh);
-         now = tern_now_ms()) {
-        struct pollfd p = { .fd = fd, .events = POLLOUT };
-        long long slice = end - now < 100 ? end - now : 100;
-        if (poll(&p, 1, (int)slice) > 0) {
-            socklen_t l = sizeof e;
-            if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &l) != 0)
-                e = errno;
-            break;
-        }
-    }
-    if (e) {
-        close(fd);
-        return e;
-    }
-    tune_socket(h->ssh, fd);
-    __atomic_store_n(&h->sock, fd, __ATOMIC_RELEASE);
-    return 0;
-}
-
-static void set_where(struct tern_ssh_host *h, const struct addrinfo *ai)
-{
-    char a[128] = "?";
-    getnameinfo(ai->ai_addr, ai->ai_addrlen, a, sizeof a, NULL, 0, NI_NUMERICHOST);
-    snprintf(h->where, sizeof h->where, ai->ai_family == AF_INET6 ? "%s ([%s]:%d)"
-             : "%s (%s:%d)", h->label, a, h->port);
-}
-
-static int connect_host(struct tern_ssh_host *h)
-{
-    struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL;
-    char port[16];
-    snprintf(port, sizeof port, "%d", h->port);
-    int g = getaddrinfo(h->host, port, &hints, &res);
-    if (g) {
-        snprintf(h->err, sizeof h->err, "cannot resolve the host name: %s; check "
-                 "the name in the hostfile or -H, or /etc/hosts", gai_strerror(g));
-        return TERN_EIO;
-    }
-    set_where(h, res);
-    int e = 0;
-    for (int attempt = 0; attempt < 2 && !cancelled(h->ssh); attempt++) {
-        for (struct addrinfo *ai = res; ai && !cancelled(h->ssh); ai = ai->ai_next) {
-            set_where(h, ai);
-            e = connect_one(h, ai);
-            if (!e || e == ECONNREFUSED)
-                break;
-        }
-        if (!e || e == ECONNREFUSED)
-            break;
-        TERN_LOG(1, "host %s: connection attempt %d failed: %s", h->where,
-                 attempt + 1, strerror(e));
-    }
-    freeaddrinfo(res);
-    if (!e)
-        return 0;
-    if (e == ECONNREFUSED)
-        snprintf(h->err, sizeof h->err, "ssh connection refused; is sshd running "
-                 "there, and on port %d?", h->port);
-    else if (e == ETIMEDOUT)
-        snprintf(h->err, sizeof h->err, "ssh connection timed out (2 tries of %d s); "
-                 "is the host up and reachable (name, network, firewall)?",
-                 h->ssh->connect_ms / 1000);
-    else
-        snprintf(h->err, sizeof h->err, "cannot connect for ssh: %s; is the host up "
-                 "and reachable (name, network, firewall)?", strerror(e));
-    return TERN_EIO;
 }
 
 /* ---- ssh session and tern-hostd ---- */
@@ -401,7 +297,7 @@ static int start_hostd(struct tern_ssh_host *h)
 static void setup_host(struct tern_ssh_host *h)
 {
     long long t0 = tern_now_ms();
-    if (connect_host(h))
+    if (tern_ssh_connect(h))
         return;
     long long t1 = tern_now_ms();
     if (open_session(h))
@@ -427,9 +323,9 @@ static void *worker(void *arg)
         if (i >= s->n)
             return NULL;
         struct tern_ssh_host *h = &s->hosts[i];
-        if (!cancelled(s))
+        if (!tern_ssh_cancelled(s))
             setup_host(h);
-        if (cancelled(s) && !h->ok && !h->err[0])
+        if (tern_ssh_cancelled(s) && !h->ok && !h->err[0])
             snprintf(h->err, sizeof h->err, "setup cancelled");
         uint64_t one = 1;
         if (write(s->done_fd, &one, sizeof one) < 0)
@@ -492,20 +388,19 @@ static int wait_workers(struct tern_job *job, struct tern_ssh *s)
     return sig;
 }
 
-/* Splits "user@host"; the plan's host gives the port. */
+/* The plan's host gives the name and port; the user is mpirun's (the
+ * hostfile's "user@host" form is not accepted yet). */
 static void init_host(struct tern_ssh *s, struct tern_ssh_host *h, int index)
 {
     const struct tern_host *ph = &s->job->plan.hl.hosts[index];
-    const char *at = strrchr(ph->name, '@');
     h->ssh = s;
     h->job = s->job;
     h->index = index;
     h->label = ph->name;
     h->sock = -1;
     h->port = ph->ssh_port ? ph->ssh_port : s->port;
-    snprintf(h->user, sizeof h->user, "%.*s", at ? (int)(at - ph->name) : 127,
-             at ? ph->name : s->user);
-    snprintf(h->host, sizeof h->host, "%s", at ? at + 1 : ph->name);
+    snprintf(h->user, sizeof h->user, "%s", s->user);
+    snprintf(h->host, sizeof h->host, "%s", ph->name);
     snprintf(h->where, sizeof h->where, "%s (port %d)", h->label, h->port);
 }
 

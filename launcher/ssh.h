@@ -95,6 +95,13 @@ struct tern_ssh {
     size_t stdin_unacked;
 };
 
+/* ssh_connect.c (called in a worker thread) */
+/* Resolves the host and connects to it, setting h->sock and h->where; 0,
+ * or a TERN_E* code with h->err saying why (refused, timeout, no name). */
+int tern_ssh_connect(struct tern_ssh_host *h);
+/* 1 once mpirun has asked the workers to stop. */
+int tern_ssh_cancelled(struct tern_ssh *s);
+
 /* ssh_auth.c (called in a worker thread) */
 /* Prefers the host key types known_hosts holds for the host. */
 void tern_ssh_hostkey_prefs(struct tern_ssh_host *h);

@@ -186,6 +186,22 @@ static int changed_line(struct tern_ssh_host *h, const char *name, const char *k
     return found;
 }
 
+/* 1 if known_hosts has a key of any type for name: checking the offered key
+ * bytes under each other type finds such an entry as a mismatch. */
+static int has_other_key(LIBSSH2_KNOWNHOSTS *kh, const char *name, const char *key,
+                         size_t keylen, int typemask)
+{
+    for (int t = 1; t <= 7; t++) {
+        int mask = (typemask & ~LIBSSH2_KNOWNHOST_KEY_MASK) |
+                   (t << LIBSSH2_KNOWNHOST_KEY_SHIFT);
+        if (mask != typemask &&
+            libssh2_knownhost_checkp(kh, name, -1, key, keylen, mask, NULL) !=
+                LIBSSH2_KNOWNHOST_CHECK_NOTFOUND)
+            return 1;
+    }
+    return 0;
+}
+
 /* Appends the host's key to known_hosts (creating ~/.ssh if needed). */
 static int add_known(struct tern_ssh_host *h, LIBSSH2_KNOWNHOSTS *kh, const char *name,
                      const char *key, size_t keylen, int typemask, char *why,
@@ -258,6 +274,14 @@ int tern_ssh_check_hostkey(struct tern_ssh_host *h)
                  "differs from the one in %.400s%s; someone may be intercepting the "
                  "connection, or the host was reinstalled (then remove the old key "
                  "with: ssh-keygen -R '%s')", kt->name, path, at, name);
+        return TERN_EAUTH;
+    }
+    if (h->ssh->accept_new && has_other_key(kh, name, key, keylen, mask)) {
+        libssh2_knownhost_free(kh);
+        snprintf(h->err, sizeof h->err, "host key CHANGED: %.400s has a key of another "
+                 "type for '%s' than the %s key it offers; someone may be intercepting "
+                 "the connection (--ssh-accept-new-hostkey adds keys only for hosts "
+                 "with none)", path, name, kt->name);
         return TERN_EAUTH;
     }
     if (!h->ssh->accept_new) {

@@ -164,6 +164,10 @@ static void on_message(int peer, const struct tern_pkt *h, const void *payload)
 void tern_p2p_recv_packet(int src, const void *pkt, size_t len)
 {
     const struct tern_pkt *h = pkt;
+    if (len < sizeof(*h) || (h->type == TERN_PKT_EAGER && h->len != len - sizeof(*h))) {
+        TERN_LOG(0, "dropping a malformed packet of %zu bytes from rank %d", len, src);
+        return;
+    }
     const void *payload = h + 1;
     struct tern_request *sreq = (struct tern_request *)(uintptr_t)h->sreq;
     switch (h->type) {

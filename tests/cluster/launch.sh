@@ -126,6 +126,22 @@ grep -q 'h2.*host key CHANGED' "$TMP/err" ||
     fail "changed host key of h2: the message does not say so: $(cat "$TMP/err")"
 echo "changed host key: exit $rc: $(cat "$TMP/err")"
 check_clean
+# A key of another type on record: --ssh-accept-new-hostkey must not add
+# the offered one next to it (that would let an interceptor in).
+ssh-keygen -q -t rsa -b 1024 -N '' -f "$TMP/otherkey" || fail "ssh-keygen failed"
+{
+    grep -v '^h2,' "$TERN_CLUSTER_KNOWN_HOSTS"
+    echo "h2,$TERN_CLUSTER_SUBNET.2 $(cut -d' ' -f1,2 "$TMP/otherkey.pub")"
+} >"$TMP/home/.ssh/known_hosts"
+IN_HOST_HOME=$TMP/home run_mpirun -np 6 --hostfile "$HF" --ssh-accept-new-hostkey \
+    "$PROG" hello >/dev/null 2>"$TMP/err"
+rc=$?
+[ "$rc" != 0 ] || fail "key of another type on record for h2: mpirun exited 0"
+grep -q 'h2.*host key CHANGED.*another type' "$TMP/err" ||
+    fail "key of another type on record for h2: $(cat "$TMP/err")"
+grep -q "$(cut -d' ' -f2 "$TERN_CLUSTER_RUN/h2/ssh_host_ed25519_key.pub")" "$TMP/home/.ssh/known_hosts" &&
+    fail "the offered key of h2 was added next to the other one"
+check_clean
 
 # ---- the program missing on one host ----
 mkdir -p "$TMP/only"

@@ -3,11 +3,15 @@
  * pipelined on TCP) and checks their contents, then waits, then does it
  * again. The wait (argv[1] seconds, default 0) is the window in which
  * tests/launcher/tcp_hostile.sh attacks the ranks' listeners; the second
- * round proves the job was not disturbed. Standard MPI only.
+ * round proves the job was not disturbed. With argv[2] "late", rank 1
+ * instead sleeps before the first round, without calling MPI, while the
+ * others already try to reach it: a busy peer at first contact must not
+ * end the job. Standard MPI only.
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static int rank, size;
@@ -47,12 +51,15 @@ int main(int argc, char **argv)
 {
     static const size_t sizes[] = { 0, 8, 4096, 100000, 3 << 20 };
     int wait_s = argc > 1 ? atoi(argv[1]) : 0, bad = 0, all;
+    int late = argc > 2 && !strcmp(argv[2], "late");
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (late && rank == 1)
+        sleep((unsigned)wait_s);
     for (int s = 0; s < 5; s++)
         bad |= round_trip(s, sizes[s]);
-    if (wait_s > 0)
+    if (wait_s > 0 && !late)
         sleep((unsigned)wait_s);
     MPI_Barrier(MPI_COMM_WORLD);
     for (int s = 0; s < 5; s++)

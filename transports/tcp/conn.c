@@ -25,6 +25,9 @@
 /* Payloads at least this large are read in place when the p2p core can. */
 #define PLACE_MIN (32 * 1024)
 
+/* Buffer of a connection in its handshake: a hostile one costs no more. */
+#define HS_BUF 256
+
 /* Where the bytes of a truncated payload go. */
 static char discard[64 * 1024];
 
@@ -78,12 +81,10 @@ void tern_tcp_conn_tune(struct tcp_conn *c, int timeout_s)
 {
     int on = 1, idle = timeout_s / 3 > 0 ? timeout_s / 3 : 1, intvl = idle / 2 > 0 ? idle / 2 : 1;
     int cnt = 3;
-    unsigned int user_ms = (unsigned int)timeout_s * 1000u;
     setsockopt(c->fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on);
     setsockopt(c->fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
     setsockopt(c->fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
     setsockopt(c->fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
-    setsockopt(c->fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_ms, sizeof user_ms);
 }
 
 /* Makes room for `need` more bytes after the unread ones. */
@@ -100,7 +101,7 @@ static int ibuf_reserve(struct tcp_conn *c, size_t need)
         if (c->ilen + need <= c->icap)
             return 0;
     }
-    size_t cap = c->icap ? c->icap : IBUF_MIN;
+    size_t cap = c->icap ? c->icap : c->state == CONN_READY ? IBUF_MIN : HS_BUF;
     while (cap < c->ilen + need)
         cap *= 2;
     char *b = realloc(c->ibuf, cap);
@@ -115,9 +116,13 @@ static int ibuf_reserve(struct tcp_conn *c, size_t need)
  * read, 0 if none now, or TERN_EPEER. */
 static long fill(struct tcp_conn *c, size_t want)
 {
+    if (c->state == CONN_READY && c->icap < IBUF_MIN && want < READ_STEP)
+        want = READ_STEP;
     if (ibuf_reserve(c, want))
         return TERN_ENOMEM;
     size_t ask = c->icap - c->ilen;
+    if (c->state != CONN_READY && ask > want)
+        ask = want;
     if (ask > READ_STEP && ask > want)
         ask = want > READ_STEP ? want : READ_STEP;
     ssize_t n = recv(c->fd, c->ibuf + c->ilen, ask, MSG_DONTWAIT);
@@ -178,7 +183,8 @@ static int answer_hello(struct tcp_conn *c, int me, const unsigned char *secret,
     rc = send_all(c->fd, out, sizeof out);
     if (rc)
         return rc;
-    c->state = accept ? CONN_READY : CONN_DEAD;
+    if (accept)
+        c->state = CONN_READY;
     return accept ? 0 : 1;
 }
 
@@ -213,7 +219,8 @@ int tern_tcp_conn_handshake(struct tcp_conn *c, int me, const unsigned char *sec
         return rc;
     int accepted = c->ibuf[c->ipos + TERN_AUTH_PROOF_LEN] == 1;
     c->ipos += TERN_AUTH_PROOF_LEN + 1;
-    c->state = accepted ? CONN_READY : CONN_DEAD;
+    if (accepted)
+        c->state = CONN_READY;
     return accepted ? 0 : 1;
 }
 
@@ -243,15 +250,26 @@ int tern_tcp_conn_send(struct tcp_conn *c, const void *hdr, size_t hdr_len,
         c->wpay_len = payload_len;
         c->wdone = 0;
     }
-    /* Whatever of the frame header and payload is not written yet. */
-    size_t hd = c->wdone < c->whdr_len ? c->wdone : c->whdr_len;
-    size_t pd = c->wdone - hd;
-    struct iovec iov[2] = {
-        { c->whdr + hd, c->whdr_len - hd },
-        { (char *)payload + pd, payload_len - pd },
+    /* Whatever of the frame header, payload and padding is not written yet. */
+    static const char zeros[TCP_ALIGN];
+    const struct iovec part[3] = {
+        { c->whdr, c->whdr_len },
+        { (void *)payload, payload_len },
+        { (void *)zeros, tcp_pad(c->whdr_len + payload_len) },
     };
-    struct msghdr msg = { .msg_iov = iov[0].iov_len ? iov : iov + 1,
-                          .msg_iovlen = (iov[0].iov_len ? 1 : 0) + (iov[1].iov_len ? 1 : 0) };
+    struct iovec iov[3];
+    struct msghdr msg = { .msg_iov = iov };
+    size_t skip = c->wdone, total = 0;
+    for (int i = 0; i < 3; i++) {
+        total += part[i].iov_len;
+        if (skip >= part[i].iov_len) {
+            skip -= part[i].iov_len;
+            continue;
+        }
+        iov[msg.msg_iovlen].iov_base = (char *)part[i].iov_base + skip;
+        iov[msg.msg_iovlen++].iov_len = part[i].iov_len - skip;
+        skip = 0;
+    }
     ssize_t n = sendmsg(c->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n < 0) {
         if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
@@ -259,17 +277,30 @@ int tern_tcp_conn_send(struct tcp_conn *c, const void *hdr, size_t hdr_len,
         return TERN_EPEER;
     }
     c->wdone += (size_t)n;
-    c->wpending = c->wdone < c->whdr_len + payload_len;
+    c->wpending = c->wdone < total;
     return c->wpending ? TERN_EAGAIN : 0;
+}
+
+/* Moves unread bytes to the start of the buffer when the next frame does not
+ * start on an 8-byte boundary (only after the handshake, whose messages are
+ * not padded), so every packet handed up is aligned for its header struct. */
+static void realign(struct tcp_conn *c)
+{
+    if (!(c->ipos % TCP_ALIGN))
+        return;
+    memmove(c->ibuf, c->ibuf + c->ipos, c->ilen - c->ipos);
+    c->ilen -= c->ipos;
+    c->ipos = 0;
 }
 
 /* Reads the rest of a payload in place; 1 when complete, 0 when the socket
  * has no more now, or TERN_EPEER. */
 static int place_more(struct tcp_conn *c)
 {
-    while (c->pdone < c->plen) {
+    size_t end = c->plen + c->ppad;
+    while (c->pdone < end) {
         char *to = discard;
-        size_t want = c->plen - c->pdone;
+        size_t want = end - c->pdone;
         if (c->pdone < c->proom) {
             to = c->pdest + c->pdone;
             want = c->proom - c->pdone;
@@ -304,6 +335,7 @@ static int start_place(struct tcp_conn *c, size_t total, size_t hl)
     if (!dest)
         return 0;
     size_t avail = c->ilen - c->ipos - TCP_FRAME_HDR - hl;
+    c->ppad = tcp_pad(TCP_FRAME_HDR + total);
     memcpy(c->phdr, hdr, hl);
     c->phdr_len = hl;
     memcpy(dest, hdr + hl, avail < room ? avail : room);
@@ -331,7 +363,10 @@ int tern_tcp_conn_read(struct tcp_conn *c, size_t max)
     if (have >= TCP_FRAME_HDR) {
         const unsigned char *f = (const unsigned char *)c->ibuf + c->ipos;
         size_t len = tern_wire_get32(f), hl = tern_wire_get32(f + 4);
-        want = (have < TCP_FRAME_HDR + hl ? TCP_FRAME_HDR + hl : TCP_FRAME_HDR + len) - have;
+        if (len > max || len == 0 || hl > len)
+            return TERN_EPROTO;
+        size_t whole = TCP_FRAME_HDR + len + tcp_pad(TCP_FRAME_HDR + len);
+        want = (have < TCP_FRAME_HDR + hl ? TCP_FRAME_HDR + hl : whole) - have;
     } else {
         want -= have;
     }
@@ -339,11 +374,13 @@ int tern_tcp_conn_read(struct tcp_conn *c, size_t max)
     if (n < 0 && c->ilen == c->ipos)
         return (int)n;
     while ((have = c->ilen - c->ipos) >= TCP_FRAME_HDR) {
+        realign(c);
         const unsigned char *f = (const unsigned char *)c->ibuf + c->ipos;
         size_t len = tern_wire_get32(f), hl = tern_wire_get32(f + 4);
         if (len > max || len == 0 || hl > len)
             return TERN_EPROTO;
-        if (have < TCP_FRAME_HDR + len) {
+        size_t whole = TCP_FRAME_HDR + len + tcp_pad(TCP_FRAME_HDR + len);
+        if (have < whole) {
             if (have >= TCP_FRAME_HDR + hl && start_place(c, len, hl)) {
                 int rc = place_more(c);
                 if (rc < 0)
@@ -353,7 +390,7 @@ int tern_tcp_conn_read(struct tcp_conn *c, size_t max)
             break;
         }
         tern_p2p_recv_packet(c->peer, f + TCP_FRAME_HDR, len);
-        c->ipos += TCP_FRAME_HDR + len;
+        c->ipos += whole;
         delivered++;
     }
     if (n < 0)

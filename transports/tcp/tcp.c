@@ -30,6 +30,8 @@
 
 #define KEY_ADDR "tcp.addr"
 #define MAX_EVENTS 32
+/* The largest TERN_TCP_CHUNK honoured (frame lengths are 32-bit). */
+#define MAX_CHUNK (64L * 1024 * 1024)
 /* Progress calls between checks of handshake deadlines. */
 #define DEADLINE_TICKS 1024
 
@@ -58,6 +60,7 @@ static struct {
     long long fail_at;       /* When a peer was lost, or 0. */
     char fail_msg[512];
     int reap;                /* Some connection is dead and not yet freed. */
+    long long listen_rest;   /* The listener is out of epoll until then, or 0. */
     int closing;
 } st = { .epfd = -1, .listen_fd = -1 };
 
@@ -74,6 +77,8 @@ static void read_tunables(void)
         "job before it aborts the job itself");
     if (st.max_packet < 4096)
         st.max_packet = 4096;
+    if (st.max_packet > MAX_CHUNK)
+        st.max_packet = MAX_CHUNK;
     if (st.eager_max > st.max_packet - 64)
         st.eager_max = st.max_packet - 64;
 }
@@ -261,6 +266,7 @@ static int dial(int peer)
         tern_tcp_conn_free(c);
         return TERN_EPEER;
     }
+    c->deadline_ms = tern_tcp_now_ms() + st.timeout_s * 1000;
     c->next = st.conns;
     st.conns = c;
     st.handshakes++;
@@ -319,6 +325,8 @@ static void became_ready(struct tcp_conn *c)
     TERN_LOG(2, "tcp: connected to rank %d (%s)", c->peer, p->host);
 }
 
+static int on_conn(struct tcp_conn *c);
+
 static int on_handshake(struct tcp_conn *c)
 {
     int was_initiator = c->state <= CONN_WAIT_PROOF;
@@ -330,15 +338,18 @@ static int on_handshake(struct tcp_conn *c)
     }
     if (rc == 0 && c->state == CONN_READY) {
         became_ready(c);
-        return tern_tcp_conn_read(c, st.max_packet);
+        return on_conn(c);
     }
     if (rc == 0)
         return 0;
     if (rc == 1) {
         TERN_LOG(2, "tcp: kept the other of two connections with rank %d", c->peer);
-    } else if (was_initiator) {
+    } else if (was_initiator && (was_connecting || rc == TERN_EAUTH)) {
         peer_lost(c->peer, rc == TERN_EAUTH ? "it failed the job-secret handshake"
-                                            : "could not connect");
+                                            : errno ? strerror(errno) : "could not connect");
+    } else if (was_initiator) {
+        TERN_LOG(2, "tcp: rank %d closed our connection during the handshake (busy "
+                 "outside MPI?); connecting again", c->peer);
     } else {
         TERN_LOG(1, "tcp: dropped a connection from %s: %s", c->who,
                  rc == TERN_EAUTH ? "wrong job-secret handshake"
@@ -363,18 +374,33 @@ static int on_conn(struct tcp_conn *c)
     return 0;
 }
 
+/* Takes the listener out of epoll for a moment. */
+static void rest_listener(void)
+{
+    epoll_ctl(st.epfd, EPOLL_CTL_DEL, st.listen_fd, NULL);
+    st.listen_rest = tern_tcp_now_ms() + TCP_LISTEN_REST_MS;
+}
+
 static void accept_all(void)
 {
     for (;;) {
+        if (st.handshakes >= TCP_MAX_HANDSHAKES) {
+            TERN_LOG(1, "tcp: %d connections are in their handshake; not accepting "
+                     "more for %d ms", st.handshakes, TCP_LISTEN_REST_MS);
+            rest_listener();
+            return;
+        }
         struct tern_addr from = { .len = sizeof from.sa };
         int fd = accept4(st.listen_fd, (struct sockaddr *)&from.sa, &from.len,
                          SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
-            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
-                errno != ECONNABORTED)
-                TERN_LOG(1, "tcp: accept failed: %s", strerror(errno));
             if (errno == EINTR || errno == ECONNABORTED)
                 continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK) {
+                TERN_LOG(1, "tcp: accept failed: %s; not accepting for %d ms",
+                         strerror(errno), TCP_LISTEN_REST_MS);
+                rest_listener();
+            }
             return;
         }
         struct tcp_conn *c = tern_tcp_conn_new(fd, CONN_WAIT_HELLO, -1);
@@ -395,6 +421,23 @@ static void accept_all(void)
     }
 }
 
+/* A handshake past its deadline: an accepted connection is dropped; our own
+ * is tried again if the peer's kernel accepted it (the peer is alive but
+ * busy), else the peer is lost. */
+static void handshake_expired(struct tcp_conn *c)
+{
+    if (c->peer < 0) {
+        TERN_LOG(1, "tcp: dropped a connection from %s: no handshake within %d ms",
+                 c->who, TERN_AUTH_TIMEOUT_MS);
+    } else if (c->state == CONN_CONNECTING) {
+        peer_lost(c->peer, "no answer to connect within TERN_TCP_TIMEOUT");
+    } else {
+        TERN_LOG(2, "tcp: rank %d has not answered the handshake for %ld s (busy "
+                 "outside MPI?); connecting again", c->peer, st.timeout_s);
+    }
+    conn_dead(c);
+}
+
 /* Frees dead connections and drops handshakes past their deadline. */
 static void sweep(int check_deadlines)
 {
@@ -403,13 +446,8 @@ static void sweep(int check_deadlines)
     for (struct tcp_conn **pp = &st.conns; *pp;) {
         struct tcp_conn *c = *pp;
         if (check_deadlines && c->state != CONN_READY && c->state != CONN_DEAD &&
-            now > c->deadline_ms) {
-            TERN_LOG(1, "tcp: dropped a connection from %s: no handshake within %d ms",
-                     c->who, TERN_AUTH_TIMEOUT_MS);
-            if (c->peer >= 0 && st.peers[c->peer].dialing == c)
-                peer_lost(c->peer, "it did not answer the handshake");
-            conn_dead(c);
-        }
+            now > c->deadline_ms)
+            handshake_expired(c);
         if (c->state == CONN_DEAD) {
             *pp = c->next;
             tern_tcp_conn_free(c);
@@ -432,7 +470,11 @@ static int tcp_progress(void)
         }
         n += on_conn(ev[i].data.ptr);
     }
-    int deadlines = st.handshakes && ++st.ticks % DEADLINE_TICKS == 0;
+    int deadlines = (st.handshakes || st.listen_rest) && ++st.ticks % DEADLINE_TICKS == 0;
+    if (deadlines && st.listen_rest && tern_tcp_now_ms() > st.listen_rest) {
+        st.listen_rest = 0;
+        epoll_add(st.listen_fd, &st, EPOLLIN);
+    }
     if (st.reap || deadlines)
         sweep(deadlines);
     if (st.fail_at && tern_tcp_now_ms() - st.fail_at > st.grace_ms) {

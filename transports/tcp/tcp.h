@@ -23,7 +23,9 @@
  * is dropped and logged at verbose level 1; the job goes on.
  *
  * Framing: each packet is preceded by its length and its header's length
- * (two 4-byte big-endian words, as everywhere on Tern's wire). send() writes straight from the
+ * (two 4-byte big-endian words, as everywhere on Tern's wire) and followed
+ * by zeros up to a multiple of 8 bytes, so that packets read into the
+ * (8-byte aligned) buffer start aligned for the p2p core's header struct. send() writes straight from the
  * caller's buffers with one sendmsg and copies no payload. When the socket
  * takes only part of a packet, send() returns TERN_EAGAIN and remembers how
  * far it got; the p2p core retries its queued packets in order, so the
@@ -35,8 +37,19 @@
  * if it says where the payload belongs (a DATA chunk of a large message),
  * the rest is read straight into the user's buffer.
  *
- * Failure: an established connection that ends (EOF, reset, or the
- * keepalive / user timeout of a silent peer) is a lost peer. The rank
+ * A connection we opened that the peer's kernel accepted but whose
+ * handshake fails by silence or EOF (the peer computed outside MPI for
+ * longer than the acceptor's deadline) is opened again; only a connect()
+ * that fails (refused, unreachable, no answer within TERN_TCP_TIMEOUT) or a
+ * wrong proof makes the peer lost. At most TCP_MAX_HANDSHAKES accepted
+ * connections may be in their handshake at once; past that, and when the
+ * process runs out of file descriptors, the listener rests for a moment.
+ *
+ * Failure: an established connection that ends (EOF, reset, or keepalive
+ * probes of a silent peer unanswered for TERN_TCP_TIMEOUT) is a lost peer.
+ * No TCP_USER_TIMEOUT: since Linux 5.11 it also ends connections whose
+ * receiver keeps a zero window, that is, a rank that computes while data
+ * waits for it. The rank
  * reports it naming the peer's rank and host and, unless the launcher ends
  * the job first (a crashed rank is reported better by mpirun), aborts the
  * job after TERN_TCP_FAIL_GRACE_MS.
@@ -54,6 +67,11 @@
 #define TCP_HELLO_LEN 12
 #define TCP_FRAME_HDR 8
 #define TCP_PHDR_MAX 64
+/* Frames are padded to a multiple of this, so packets stay aligned. */
+#define TCP_ALIGN 8
+#define TCP_MAX_HANDSHAKES 64
+/* How long the listener rests when handshakes or descriptors run out. */
+#define TCP_LISTEN_REST_MS 100
 
 enum conn_state {
     CONN_CONNECTING,  /* Initiator: nonblocking connect() in progress. */
@@ -75,10 +93,11 @@ struct tcp_conn {
     char *ibuf;             /* Bytes read, not yet delivered. */
     size_t ipos, ilen, icap;
     int placing;            /* Reading a payload in place: */
-    unsigned char phdr[TCP_PHDR_MAX]; /* its packet header, */
+    uint64_t phdr[TCP_PHDR_MAX / 8]; /* its packet header (aligned), */
     size_t phdr_len;
     char *pdest;            /* where it goes, */
-    size_t proom, plen, pdone; /* bytes wanted there, in all, and read. */
+    size_t proom, plen, pdone; /* bytes wanted there, in all, and read, */
+    size_t ppad;            /* and the frame's padding after it. */
     int wpending;           /* A packet is partly written: */
     unsigned char whdr[TCP_FRAME_HDR + TCP_PHDR_MAX]; /* its frame and header, */
     size_t whdr_len;
@@ -105,9 +124,15 @@ int tern_tcp_conn_send(struct tcp_conn *c, const void *hdr, size_t hdr_len,
  * to the p2p core; returns frames delivered or a negative code (TERN_EPEER
  * on EOF or error, TERN_EPROTO on a bad length). */
 int tern_tcp_conn_read(struct tcp_conn *c, size_t max);
-/* Sets keepalive and user timeout so a silent peer is noticed. */
+/* Sets keepalive so that a silent peer is noticed. */
 void tern_tcp_conn_tune(struct tcp_conn *c, int timeout_s);
 
 long long tern_tcp_now_ms(void);
+
+/* Zero bytes that pad a frame of n bytes to a multiple of TCP_ALIGN. */
+static inline size_t tcp_pad(size_t n)
+{
+    return (TCP_ALIGN - n % TCP_ALIGN) % TCP_ALIGN;
+}
 
 #endif
