@@ -30,6 +30,10 @@
 
 #define KEY_ADDR "tcp.addr"
 #define MAX_EVENTS 32
+/* Up to this many connections are read directly instead of through epoll. */
+#define DIRECT_MAX 4
+/* Progress calls between two epoll_wait() while reading directly. */
+#define EPOLL_EVERY 64
 /* The largest TERN_TCP_CHUNK honoured (frame lengths are 32-bit). */
 #define MAX_CHUNK (64L * 1024 * 1024)
 /* Progress calls between checks of handshake deadlines. */
@@ -61,6 +65,8 @@ static struct {
     char fail_msg[512];
     int reap;                /* Some connection is dead and not yet freed. */
     long long listen_rest;   /* The listener is out of epoll until then, or 0. */
+    int nready;              /* Authenticated connections. */
+    unsigned skips;          /* Progress calls that did not ask epoll. */
     int closing;
 } st = { .epfd = -1, .listen_fd = -1 };
 
@@ -247,6 +253,8 @@ static void conn_dead(struct tcp_conn *c)
 {
     if (c->state != CONN_READY && c->state != CONN_DEAD)
         st.handshakes--;
+    if (c->state == CONN_READY)
+        st.nready--;
     c->state = CONN_DEAD;
     st.reap = 1;
     if (c->peer >= 0 && c->peer < st.size) {
@@ -319,6 +327,7 @@ static void became_ready(struct tcp_conn *c)
     if (p->dialing == c)
         p->dialing = NULL;
     p->conn = c;
+    st.nready++;
     tern_tcp_conn_tune(c, (int)st.timeout_s);
     struct epoll_event e = { .events = EPOLLIN, .data.ptr = c };
     epoll_ctl(st.epfd, EPOLL_CTL_MOD, c->fd, &e);
@@ -457,12 +466,34 @@ static void sweep(int check_deadlines)
     }
 }
 
+static int finish_progress(void);
+
+/* With few connections, reading each one directly is cheaper than asking
+ * epoll which one has data: on the reference VM an 8-byte ping-pong over
+ * loopback took 7.4 us per hop polling recv() against 9.0 us polling
+ * epoll_wait() (raw sockets, medians of 2 runs). epoll is still asked every
+ * EPOLL_EVERY calls, and always while handshakes run, for new connections. */
+static int poll_direct(void)
+{
+    int n = 0;
+    for (struct tcp_conn *c = st.conns; c; c = c->next)
+        if (c->state == CONN_READY)
+            n += on_conn(c);
+    return n;
+}
+
 static int tcp_progress(void)
 {
     if (!st.enabled)
         return 0;
+    int n = 0;
+    if (st.nready <= DIRECT_MAX) {
+        n = poll_direct();
+        if (!st.handshakes && ++st.skips % EPOLL_EVERY != 0)
+            return n + finish_progress();
+    }
     struct epoll_event ev[MAX_EVENTS];
-    int k = epoll_wait(st.epfd, ev, MAX_EVENTS, 0), n = 0;
+    int k = epoll_wait(st.epfd, ev, MAX_EVENTS, 0);
     for (int i = 0; i < k; i++) {
         if (ev[i].data.ptr == &st) {
             accept_all();
@@ -470,6 +501,13 @@ static int tcp_progress(void)
         }
         n += on_conn(ev[i].data.ptr);
     }
+    return n + finish_progress();
+}
+
+/* The bookkeeping after reading: listener rest, deadlines, dead
+ * connections, and the end of the job after a lost peer. */
+static int finish_progress(void)
+{
     int deadlines = (st.handshakes || st.listen_rest) && ++st.ticks % DEADLINE_TICKS == 0;
     if (deadlines && st.listen_rest && tern_tcp_now_ms() > st.listen_rest) {
         st.listen_rest = 0;
@@ -483,7 +521,7 @@ static int tcp_progress(void)
         tern_log("%s; the launcher cannot be reached, so this rank exits", st.fail_msg);
         _exit(1);
     }
-    return n;
+    return 0;
 }
 
 static int tcp_block(int timeout_ms)
