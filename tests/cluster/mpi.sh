@@ -1,11 +1,13 @@
 #!/bin/bash
 # MPI programs across the cluster: 6 ranks, 2 per host, shm within a host
-# and tcp between hosts, checked through --report-transports; point-to-point
-# at every size, collectives, derived datatypes. Then hostile connections
-# (garbage, connect-then-close, a wrong handshake answer) against every port
-# the job listens on (the ranks' tcp listeners and mpirun's store) during a
-# run that exchanges checked messages before and after the attack.
-: "${TERN_TEST_TIMEOUT:=150}"
+# and tcp between hosts, checked through --report-transports; then the MPI
+# test programs of tests/mpi that end with "OK" (point-to-point at every
+# size and mode, errors, communicators, datatypes, every collective). Then
+# hostile connections (garbage, connect-then-close, a wrong handshake
+# answer) against every port the job listens on (the ranks' tcp listeners
+# and mpirun's store) during a run that exchanges checked messages before
+# and after the attack.
+: "${TERN_TEST_TIMEOUT:=300}"
 . "${srcdir:-.}/tests/cluster/lib.sh"
 
 HF=$TERN_CLUSTER_HOSTFILE
@@ -35,8 +37,11 @@ echo "transports: $(grep 'transports:' "$TMP/err" | sort | tr '\n' '|')"
 check_clean
 
 # ---- the test programs ----
-for prog in "p2p_sizes 4M" "p2p_order" "p2p_anysource" "dtype_p2p" "coll_suite_reduce" \
-            "coll_suite_allto" "coll_suite_nb" "comm_split"; do
+for prog in "p2p_sizes 4M" p2p_order p2p_anysource p2p_waittest p2p_probe p2p_modes \
+            p2p_truncate p2p_errors p2p_cancel env_basic unsupported op_local \
+            "dtype_p2p 2M" comm_split comm_create comm_attr coll_errors \
+            coll_suite_rooted coll_suite_reduce coll_suite_rscan coll_suite_allto \
+            coll_suite_comms coll_suite_nb; do
     set -- $prog
     name=$1
     shift
