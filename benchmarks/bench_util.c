@@ -280,13 +280,13 @@ size_t bench_size_next(const struct bench *b, size_t size)
     return next > b->max_size ? BENCH_SIZE_END : next;
 }
 
-static int scaled(const struct bench *b, int base, size_t size, int floor)
+int bench_scaled(int base, size_t size, size_t large, int floor)
 {
     double n;
 
-    if (size <= b->info->large || base == 0)
+    if (size <= large || base == 0)
         return base;
-    n = (double)base * (double)b->info->large / (double)size;
+    n = (double)base * (double)large / (double)size;
     if (floor > base)
         floor = base;
     return n < floor ? floor : (int)n;
@@ -294,12 +294,13 @@ static int scaled(const struct bench *b, int base, size_t size, int floor)
 
 int bench_iters(const struct bench *b, size_t size)
 {
-    return scaled(b, b->iters, size, b->verify ? 1 : b->info->min_iters);
+    return bench_scaled(b->iters, size, b->info->large,
+                        b->verify ? 1 : b->info->min_iters);
 }
 
 int bench_warmup(const struct bench *b, size_t size)
 {
-    return scaled(b, b->warmup, size, 1);
+    return bench_scaled(b->warmup, size, b->info->large, 1);
 }
 
 void *bench_sbuf(const struct bench *b, int slot)

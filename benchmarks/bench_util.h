@@ -91,6 +91,9 @@ int bench_finish(struct bench *b);
 size_t bench_size_first(const struct bench *b);
 size_t bench_size_next(const struct bench *b, size_t size);
 int bench_iters(const struct bench *b, size_t size);
+/* `base` for sizes up to `large`, falling as 1/size above it, never below
+ * `floor` (nor above base); shared with coll_util.c. */
+int bench_scaled(int base, size_t size, size_t large, int floor);
 int bench_warmup(const struct bench *b, size_t size);
 
 void *bench_sbuf(const struct bench *b, int slot);

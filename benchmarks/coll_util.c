@@ -327,26 +327,15 @@ int coll_init(struct coll *c, const struct coll_info *info, int *argc, char ***a
     return 1;
 }
 
-static int scaled(const struct coll *c, int base, size_t size, int floor)
-{
-    double n;
-
-    if (size <= c->info->large || base == 0)
-        return base;
-    n = (double)base * (double)c->info->large / (double)size;
-    if (floor > base)
-        floor = base;
-    return n < floor ? floor : (int)n;
-}
-
 int coll_iters(const struct coll *c, size_t size)
 {
-    return scaled(c, c->iters, size, c->verify ? 1 : c->info->min_iters);
+    return bench_scaled(c->iters, size, c->info->large,
+                        c->verify ? 1 : c->info->min_iters);
 }
 
 int coll_warmup(const struct coll *c, size_t size)
 {
-    return scaled(c, c->warmup, size, 1);
+    return bench_scaled(c->warmup, size, c->info->large, 1);
 }
 
 void coll_ok(const struct coll *c, int rc, const char *fn)

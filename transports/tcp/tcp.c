@@ -121,14 +121,12 @@ static int epoll_add(int fd, void *ptr, uint32_t events)
 }
 
 /* Host name or address the listener must be reachable from. */
-static const char *toward(const struct tern_boot_info *b, int shm)
+static const char *toward(const struct tern_boot_info *b)
 {
-    int remote = 0;
     for (int r = 0; r < b->size; r++)
         if (r != b->rank && !is_local(b, r))
-            remote = 1;
-    (void)shm;
-    return remote ? b->store_addr : NULL;
+            return b->store_addr;
+    return NULL;
 }
 
 static int tcp_init(const struct tern_boot_info *b)
@@ -149,7 +147,7 @@ static int tcp_init(const struct tern_boot_info *b)
     for (int r = 0; r < b->size; r++)
         st.peers[r].served = needs_tcp(b, r, shm);
     char err[300];
-    int rc = tern_net_pick(toward(b, shm), &st.self, err, sizeof err);
+    int rc = tern_net_pick(toward(b), &st.self, err, sizeof err);
     if (rc) {
         tern_log("tcp: %s", err);
         return rc;
