@@ -13,6 +13,8 @@
 # Usage: benchmarks/compare.sh [--quick] [--verify] [--runs R]
 #                              [--bench LIST] [--np N] [--keep]
 #                              [--transport NAME]
+#   --transport   tcp or ofi: every MPI over TCP sockets, Tern natively (tcp)
+#                 or through libfabric's tcp provider (ofi)
 #   --bench LIST  comma- or space-separated entries: latency bw bibw hello
 #                 allreduce bcast reduce barrier allgather alltoall gather
 #                 scatter reduce_scatter iallreduce, or p2p / coll for the two
@@ -113,7 +115,10 @@ cflags=${BENCH_CFLAGS:--O2}
 # Per-MPI extra mpirun arguments and environment.  This is the one place
 # where a transport gets chosen: --transport tcp sets these for each MPI
 # (Tern: TERN_TRANSPORTS=self,tcp; Open MPI: --mca pml ob1 --mca btl tcp,self;
-# MPICH, whose device here is ch4:ucx: UCX_TLS=tcp,self), and the
+# MPICH, whose device here is ch4:ucx: UCX_TLS=tcp,self); --transport ofi
+# runs Tern through libfabric instead (TERN_TRANSPORTS=self,ofi with the
+# provider TERN_OFI_PROVIDER names, tcp by default) against the same TCP
+# runs of the others; and the
 # user's own TERN_ARGS / OMPI_ARGS / MPICH_ARGS and *_ENV are added to them.
 # Values are split on whitespace; no quoting inside them.
 TERN_ARGS=${TERN_ARGS:-}  TERN_ENV=${TERN_ENV:-}
@@ -125,7 +130,10 @@ set_transport() {
     tcp) TERN_ENV="TERN_TRANSPORTS=self,tcp $TERN_ENV"
          OMPI_ARGS="--mca pml ob1 --mca btl tcp,self $OMPI_ARGS"
          MPICH_ENV="UCX_TLS=tcp,self $MPICH_ENV" ;;
-    *) die "--transport $1: unknown; the choices are tcp, or none for each MPI's default; set TERN_ARGS, OMPI_ARGS, MPICH_ARGS (mpirun arguments) or TERN_ENV, OMPI_ENV, MPICH_ENV (VAR=value) by hand" ;;
+    ofi) TERN_ENV="TERN_TRANSPORTS=self,ofi TERN_OFI_PROVIDER=${TERN_OFI_PROVIDER:-tcp} $TERN_ENV"
+         OMPI_ARGS="--mca pml ob1 --mca btl tcp,self $OMPI_ARGS"
+         MPICH_ENV="UCX_TLS=tcp,self $MPICH_ENV" ;;
+    *) die "--transport $1: unknown; the choices are tcp, ofi, or none for each MPI's default; set TERN_ARGS, OMPI_ARGS, MPICH_ARGS (mpirun arguments) or TERN_ENV, OMPI_ENV, MPICH_ENV (VAR=value) by hand" ;;
     esac
 }
 set_transport "$transport"

@@ -222,6 +222,33 @@ void tern_net_tunables(void)
     port_spec();
 }
 
+static int same_host_addr(const struct sockaddr *a, const struct sockaddr *b)
+{
+    if (a->sa_family != b->sa_family)
+        return 0;
+    if (a->sa_family == AF_INET)
+        return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+               ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+    return a->sa_family == AF_INET6 &&
+           !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+                   &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr));
+}
+
+int tern_net_ifname(const struct tern_addr *addr, char *name, size_t cap)
+{
+    struct ifaddrs *list;
+    if (getifaddrs(&list))
+        return TERN_EIO;
+    int rc = TERN_ENOTFOUND;
+    for (struct ifaddrs *i = list; i && rc; i = i->ifa_next)
+        if (i->ifa_addr && same_host_addr(i->ifa_addr, (const struct sockaddr *)&addr->sa)) {
+            snprintf(name, cap, "%s", i->ifa_name);
+            rc = 0;
+        }
+    freeifaddrs(list);
+    return rc;
+}
+
 int tern_net_pick(const char *toward, struct tern_addr *out, char *err, size_t errlen)
 {
     const char *spec = iface_spec();

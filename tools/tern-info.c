@@ -32,6 +32,9 @@ int main(void)
     for (int i = 0; i < n; i++)
         if (list[i]->tunables)
             list[i]->tunables();
+    for (int i = 0; i < n; i++)
+        if (list[i]->about)
+            list[i]->about();
     printf("\ntunables (environment variables):\n");
     for (int i = 0; i < tern_env_count(); i++) {
         const struct tern_env_entry *e = tern_env_get(i);

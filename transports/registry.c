@@ -10,6 +10,7 @@
 static const struct tern_tp_ops *const all[] = {
     &tern_self_ops,
     &tern_shm_ops,
+    &tern_ofi_ops,
     &tern_tcp_ops,
 };
 
@@ -34,7 +35,7 @@ static int name_in_list(const char *name, const char *list)
 int tern_tp_list(const struct tern_tp_ops *const **list)
 {
     if (n_allowed < 0) {
-        const char *want = tern_env_str("TERN_TRANSPORTS", "self,shm,tcp",
+        const char *want = tern_env_str("TERN_TRANSPORTS", "self,shm,ofi,tcp",
             "Comma-separated transports that may be used, in order of preference");
         n_allowed = 0;
         for (size_t i = 0; i < N_ALL; i++)

@@ -2,7 +2,8 @@
  * The static table of transports and the choice of one per peer.
  *
  * Order of preference: self for one's own rank, shm for ranks the launcher
- * placed on this host, then the network transports. TERN_TRANSPORTS, a
+ * placed on this host, then the network transports: ofi where it has a
+ * usable provider (transports/ofi/ofi.c says when), else tcp. TERN_TRANSPORTS, a
  * comma-separated list of names ("self,shm"), restricts the set.
  */
 #ifndef TERN_TRANSPORTS_REGISTRY_H

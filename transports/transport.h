@@ -40,6 +40,14 @@
  * one is through. The p2p core keeps refused packets at the head of the
  * peer's queues and retries them in order, which satisfies the rule.
  *
+ * Bulk reads: a rendezvous sender whose message is at least
+ * caps.single_copy_min bytes first calls expose() (when the transport has
+ * one) to let the receiver read its buffer; the key it returns travels in
+ * the RTS, and the receiver passes it to get_bulk() (or read_start()) with
+ * the address. Once
+ * the receiver's FIN arrives the sender calls unexpose(). CMA needs no key
+ * (expose is NULL); RDMA needs the registration's key.
+ *
  * Errors: 0 or a negative TERN_E* code (include/tern/err.h). A peer that is
  * known to be gone makes send() return TERN_EPEER.
  */
@@ -78,9 +86,24 @@ struct tern_tp_ops {
     /* Delivers arrived packets; returns how many, or a negative code. */
     int (*progress)(void);
 
-    /* Single-copy read of `len` bytes at address `remote` in peer's memory
-     * into `local`; blocking. NULL when the transport has no bulk path. */
-    int (*get_bulk)(int peer, void *local, uint64_t remote, size_t len);
+    /* Makes `len` bytes at buf readable by peer's get_bulk(); sets the key
+     * the reader needs and a handle for unexpose(). NULL when reading needs
+     * no preparation. An error makes the message go pipelined instead. */
+    int (*expose)(int peer, const void *buf, size_t len, uint64_t *key,
+                  void **handle);
+    void (*unexpose)(void *handle);
+
+    /* Single-copy read of `len` bytes at address `remote` (exposed under
+     * `key`) in peer's memory into `local`; blocking. NULL when the
+     * transport has no bulk path. */
+    int (*get_bulk)(int peer, void *local, uint64_t remote, uint64_t key,
+                    size_t len);
+    /* The same read in the background: returns at once (0, or an error
+     * when it cannot start), and once the bytes are in place progress()
+     * calls tern_p2p_bulk_done(arg, rc). Preferred over get_bulk() when
+     * present; NULL if the transport has none. */
+    int (*read_start)(int peer, void *local, uint64_t remote, uint64_t key,
+                      size_t len, void *arg);
 
     /* Sleeps until a packet may have arrived for this rank, or timeout_ms
      * passes. Spurious returns are allowed. NULL if it cannot block. */
@@ -89,10 +112,14 @@ struct tern_tp_ops {
     /* Reads every tunable of the transport (so tern-info can list them);
      * NULL if it has none. Changes nothing else. */
     void (*tunables)(void);
+    /* Prints what tern-info should say beyond the tunables (the fabric
+     * providers found, for ofi); NULL if nothing. */
+    void (*about)(void);
 };
 
 extern const struct tern_tp_ops tern_self_ops;
 extern const struct tern_tp_ops tern_shm_ops;
 extern const struct tern_tp_ops tern_tcp_ops;
+extern const struct tern_tp_ops tern_ofi_ops;
 
 #endif

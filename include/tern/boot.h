@@ -52,6 +52,11 @@ int tern_boot_put(const char *key, const void *value, size_t len);
 /* Collective over all ranks of the job: returns when all have called it. */
 int tern_boot_fence(void);
 
+/* The same, calling work() while it waits (about every millisecond when
+ * work() returns 0): MPI_Finalize keeps the transports moving, since a
+ * fabric provider may transmit what a rank sent last only when called. */
+int tern_boot_fence_while(int (*work)(void));
+
 /* Reads the value that `rank` put under `key`. On entry *len is the buffer
  * size, on return the value's length. TERN_ENOTFOUND if the key is absent. */
 int tern_boot_get(int rank, const char *key, void *value, size_t *len);

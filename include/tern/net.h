@@ -48,6 +48,9 @@ int tern_net_parse(const char *hostport, struct tern_addr *out);
 /* Reads TERN_TCP_IF and TERN_PORT_RANGE, so tern-info lists them. */
 void tern_net_tunables(void);
 
+/* The name of the interface that has addr ("eth0"); TERN_ENOTFOUND if none. */
+int tern_net_ifname(const struct tern_addr *addr, char *name, size_t cap);
+
 /* 1 if addr is a loopback address. */
 int tern_net_is_loopback(const struct tern_addr *addr);
 

@@ -21,4 +21,8 @@ void *tern_p2p_recv_place(const void *hdr, size_t hdr_len, size_t payload_len,
                           size_t *room);
 void tern_p2p_recv_placed(const void *hdr, size_t hdr_len, size_t payload_len);
 
+/* A read that the transport's read_start() began has ended; rc is 0 or a
+ * TERN_E* code. Called from the transport's progress(). */
+void tern_p2p_bulk_done(void *arg, int rc);
+
 #endif

@@ -13,6 +13,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,18 +262,13 @@ int tern_boot_put(const char *key, const void *value, size_t len)
     return tern_wire_send(sock, TERN_KVS_PUT, msg, 4 + kl + len);
 }
 
-/* Sends a request and waits for the reply of type `want`. */
-static int call(uint32_t type, const void *body, size_t len, uint32_t want,
-                void **reply, size_t *rlen)
+/* Reads the reply of type `want` to a request sent. */
+static int await_reply(uint32_t want, void **reply, size_t *rlen)
 {
-    if (sock < 0)
-        return TERN_ENOTINIT;
-    int rc = tern_wire_send(sock, type, body, len);
     uint32_t got;
     void *b = NULL;
     size_t bl = 0;
-    if (!rc)
-        rc = tern_wire_recv(sock, &got, &b, &bl, TERN_KVS_MSG_MAX);
+    int rc = tern_wire_recv(sock, &got, &b, &bl, TERN_KVS_MSG_MAX);
     if (!rc && got != want) {
         free(b);
         return TERN_EPROTO;
@@ -288,11 +284,39 @@ static int call(uint32_t type, const void *body, size_t len, uint32_t want,
     return 0;
 }
 
+/* Sends a request and waits for the reply of type `want`. */
+static int call(uint32_t type, const void *body, size_t len, uint32_t want,
+                void **reply, size_t *rlen)
+{
+    if (sock < 0)
+        return TERN_ENOTINIT;
+    int rc = tern_wire_send(sock, type, body, len);
+    return rc ? rc : await_reply(want, reply, rlen);
+}
+
 int tern_boot_fence(void)
 {
     if (singleton)
         return 0;
     return call(TERN_KVS_FENCE, NULL, 0, TERN_KVS_FENCE_DONE, NULL, NULL);
+}
+
+int tern_boot_fence_while(int (*work)(void))
+{
+    if (singleton)
+        return 0;
+    if (sock < 0)
+        return TERN_ENOTINIT;
+    int rc = tern_wire_send(sock, TERN_KVS_FENCE, NULL, 0);
+    if (rc)
+        return rc;
+    for (;;) {
+        struct pollfd p = { .fd = sock, .events = POLLIN };
+        int idle = work() <= 0;
+        if (poll(&p, 1, idle ? 1 : 0) > 0)
+            break;
+    }
+    return await_reply(TERN_KVS_FENCE_DONE, NULL, NULL);
 }
 
 int tern_boot_get(int rank, const char *key, void *value, size_t *len)

@@ -59,7 +59,11 @@ struct tern_request {
     int st_tag;
     size_t st_bytes;
 
-    uint64_t peer_req;   /* Send: the receiver's request, from its CTS. */
+    uint64_t peer_req;   /* Send: the receiver's request, from its CTS.
+                            Receive read in one copy: the sender's request. */
+    void *bulk;          /* Send: the transport's handle on the buffer it
+                            exposed for a single-copy read, or NULL. */
+    uint64_t bulk_key;   /* Send: the key of that exposure, sent in the RTS. */
     size_t msg_len;      /* Pipelined receive: bytes the sender will send,
                             which may exceed what fits (truncation). */
     struct tern_request *next;

@@ -31,7 +31,8 @@ struct tern_unexp {
     uint8_t flags;
     size_t len;              /* Message length. */
     uint64_t sreq;
-    uint64_t addr;           /* RTS: sender's buffer for single copy. */
+    uint64_t addr;           /* RTS: sender's buffer for single copy, */
+    uint64_t key;            /* and the key the transport exposed it under. */
     struct tern_comm *comm;  /* Set while an MPI_Message: its communicator. */
     char data[];             /* EAGER: the payload, len bytes. */
 };

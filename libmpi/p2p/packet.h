@@ -5,7 +5,8 @@
  *   EAGER  whole message: envelope + payload. flags SYNC asks for an ACK.
  *   RTS    request to send `len` bytes: envelope, the sender's request, and
  *          `aux` = the sender's buffer address when a single-copy read is
- *          possible (0 otherwise).
+ *          possible (0 otherwise); 8 bytes of payload carry the key under
+ *          which the transport exposed that buffer (transport.h).
  *   CTS    receiver matched an RTS and wants the bytes pipelined: `sreq` is
  *          the sender's request, `aux` the receiver's.
  *   DATA   a chunk of a pipelined message; `aux` is the receiver's request;

@@ -133,7 +133,8 @@ static int setup_peers(const struct tern_boot_info *boot)
             p->eager_max = caps.eager_max;
         if (eager_cap > 0 && (size_t)eager_cap < p->eager_max)
             p->eager_max = (size_t)eager_cap;
-        p->single_copy_min = caps.single_copy && p->tp->get_bulk ? caps.single_copy_min : SIZE_MAX;
+        p->single_copy_min = caps.single_copy && (p->tp->get_bulk || p->tp->read_start)
+                                 ? caps.single_copy_min : SIZE_MAX;
         note_active(p->tp);
         if (p->single_copy_min == SIZE_MAX)
             TERN_LOG(2, "rank %d: transport %s, eager up to %zu bytes, larger pipelined",
@@ -214,10 +215,13 @@ static int nothing_owed(void *arg)
 int tern_p2p_finalize(void)
 {
     /* Finish what this rank still owes others (queued packets, sends the
-     * user freed) before the job-wide fence, then release the transports. */
+     * user freed) before the job-wide fence, then release the transports.
+     * Progress goes on during the fence: a transport may have taken a
+     * packet that its provider sends only when polled, while the peer
+     * still waits for it. */
     struct finalize_wait w = { now_ns(), 0 };
     tern_p2p_wait_until(nothing_owed, &w);
-    int rc = tern_boot_fence();
+    int rc = tern_boot_fence_while(tern_progress);
     int rc2 = run_phase(do_finalize, NULL);
     free(tern_p2p.peers);
     memset(&tern_p2p, 0, sizeof(tern_p2p));

@@ -17,7 +17,8 @@
 
 enum recv_state {
     RECV_POSTED = 1,  /* In the posted queue. */
-    RECV_DATA         /* Matched an RTS; DATA chunks arriving. */
+    RECV_DATA,        /* Matched an RTS; DATA chunks arriving. */
+    RECV_READ         /* Matched an RTS; the transport reads the data. */
 };
 
 static void finish_recv(struct tern_request *r)
@@ -69,26 +70,42 @@ static void deliver_eager(struct tern_request *r, int peer, const struct tern_pk
 }
 
 /* The receiver's half of rendezvous: read in one copy when the sender
- * offered its address and the transport can, else ask for DATA chunks. */
+ * offered its address and the transport can (in the background when the
+ * transport has read_start, else blocking), else ask for DATA chunks. */
 static void start_rndv(struct tern_request *r, int peer, int src, int tag,
-                       size_t len, uint64_t sreq, uint64_t addr)
+                       size_t len, uint64_t sreq, uint64_t addr, uint64_t key)
 {
     size_t n = accept(r, peer, src, tag, len);
     struct tern_peer *p = &tern_p2p.peers[peer];
     if (addr && p->single_copy_min != SIZE_MAX) {
-        int rc = p->tp->get_bulk(peer, r->buf, addr, n);
-        if (rc) {
-            TERN_LOG(1, "single-copy read from rank %d failed: %s", peer,
-                     tern_err_message(rc));
-            r->error = rc;
+        r->peer_req = sreq;
+        int rc;
+        if (p->tp->read_start) {
+            r->state = RECV_READ;
+            rc = p->tp->read_start(peer, r->buf, addr, key, n, r);
+            if (rc == 0)
+                return;
+        } else {
+            rc = p->tp->get_bulk(peer, r->buf, addr, key, n);
         }
-        send_reply(peer, TERN_PKT_FIN, sreq, 0);
-        finish_recv(r);
+        tern_p2p_bulk_done(r, rc);
         return;
     }
     r->state = RECV_DATA;
     r->msg_len = len;
     send_reply(peer, TERN_PKT_CTS, sreq, (uint64_t)(uintptr_t)r);
+}
+
+void tern_p2p_bulk_done(void *arg, int rc)
+{
+    struct tern_request *r = arg;
+    if (rc) {
+        TERN_LOG(1, "single-copy read from rank %d failed: %s", r->peer,
+                 tern_err_message(rc));
+        r->error = rc;
+    }
+    send_reply(r->peer, TERN_PKT_FIN, r->peer_req, 0);
+    finish_recv(r);
 }
 
 /* Where a DATA chunk of n bytes goes, and how many of them fit. */
@@ -132,6 +149,14 @@ void tern_p2p_recv_placed(const void *hdr, size_t hdr_len, size_t payload_len)
     data_done(hdr, payload_len);
 }
 
+/* The exposure key that follows an RTS header (see send.c). */
+static uint64_t rts_key(const struct tern_pkt *h)
+{
+    uint64_t key;
+    memcpy(&key, h + 1, sizeof(key));
+    return key;
+}
+
 static void on_message(int peer, const struct tern_pkt *h, const void *payload)
 {
     struct tern_request *r = tern_match_posted(&tern_p2p.mq, h->ctx, h->src, h->tag);
@@ -139,7 +164,7 @@ static void on_message(int peer, const struct tern_pkt *h, const void *payload)
         if (h->type == TERN_PKT_EAGER)
             deliver_eager(r, peer, h, payload);
         else
-            start_rndv(r, peer, h->src, h->tag, h->len, h->sreq, h->aux);
+            start_rndv(r, peer, h->src, h->tag, h->len, h->sreq, h->aux, rts_key(h));
         return;
     }
     size_t keep = h->type == TERN_PKT_EAGER ? h->len : 0;
@@ -156,6 +181,7 @@ static void on_message(int peer, const struct tern_pkt *h, const void *payload)
     u->len = h->len;
     u->sreq = h->sreq;
     u->addr = h->aux;
+    u->key = h->type == TERN_PKT_RTS ? rts_key(h) : 0;
     if (keep)
         memcpy(u->data, payload, keep);
     tern_match_add_unexp(&tern_p2p.mq, u);
@@ -164,7 +190,8 @@ static void on_message(int peer, const struct tern_pkt *h, const void *payload)
 void tern_p2p_recv_packet(int src, const void *pkt, size_t len)
 {
     const struct tern_pkt *h = pkt;
-    if (len < sizeof(*h) || (h->type == TERN_PKT_EAGER && h->len != len - sizeof(*h))) {
+    if (len < sizeof(*h) || (h->type == TERN_PKT_EAGER && h->len != len - sizeof(*h)) ||
+        (h->type == TERN_PKT_RTS && len != sizeof(*h) + sizeof(uint64_t))) {
         TERN_LOG(0, "dropping a malformed packet of %zu bytes from rank %d", len, src);
         return;
     }
@@ -198,7 +225,7 @@ void tern_p2p_deliver_unexp(struct tern_request *r, struct tern_unexp *u)
                               .len = u->len, .sreq = u->sreq };
         deliver_eager(r, u->peer, &h, u->data);
     } else {
-        start_rndv(r, u->peer, u->src, u->tag, u->len, u->sreq, u->addr);
+        start_rndv(r, u->peer, u->src, u->tag, u->len, u->sreq, u->addr, u->key);
     }
     u->magic = TERN_MAGIC_DEAD;
     free(u);

@@ -43,6 +43,10 @@ static void peer_maybe_idle(struct tern_peer *p)
 
 void tern_p2p_send_done(struct tern_request *r)
 {
+    if (r->bulk) {
+        tern_p2p.peers[r->peer].tp->unexpose(r->bulk);
+        r->bulk = NULL;
+    }
     tern_p2p.active_sends--;
     r->done = 1;
     if (r->user_freed)
@@ -81,10 +85,12 @@ static int inject(struct tern_peer *p, struct tern_request *r)
         return 1;
     case SEND_RTS:
         fill_envelope(&pkt, r, TERN_PKT_RTS);
-        /* Offering the buffer's address lets the receiver read it in one
-         * copy; without it the receiver asks for pipelined DATA. */
-        pkt.aux = r->len >= p->single_copy_min ? (uint64_t)(uintptr_t)r->buf : 0;
-        rc = p->tp->send(r->peer, &pkt, sizeof(pkt), NULL, 0);
+        /* Offering the buffer's address (and the key of its exposure) lets
+         * the receiver read it in one copy; without it the receiver asks
+         * for pipelined DATA. */
+        int offer = p->tp->expose ? r->bulk != NULL : r->len >= p->single_copy_min;
+        pkt.aux = offer ? (uint64_t)(uintptr_t)r->buf : 0;
+        rc = p->tp->send(r->peer, &pkt, sizeof(pkt), &r->bulk_key, sizeof(r->bulk_key));
         if (rc)
             return rc == TERN_EAGAIN ? 0 : rc;
         r->state = SEND_WAIT;
@@ -235,6 +241,11 @@ int tern_p2p_isend(const void *buf, size_t count, const struct tern_dtype *dt,
     tern_p2p.active_sends++;
     struct tern_peer *p = &tern_p2p.peers[r->peer];
     r->state = r->len <= p->eager_max ? SEND_EAGER : SEND_RTS;
+    if (r->state == SEND_RTS && r->len >= p->single_copy_min && p->tp->expose &&
+        p->tp->expose(r->peer, r->buf, r->len, &r->bulk_key, &r->bulk) != 0) {
+        r->bulk = NULL; /* Not exposed: the message goes pipelined. */
+        r->bulk_key = 0;
+    }
     *out = r;
     if (!p->sendq_head) {
         rc = inject(p, r);

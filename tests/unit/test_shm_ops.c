@@ -248,7 +248,7 @@ static int bulk(const struct scenario *sc)
     size_t len = sizeof(addr);
     if (tern_boot_get(0, "test.buf", &addr, &len) != 0)
         return 2;
-    if (tern_shm_ops.get_bulk(0, buf, addr, BULK_LEN) != 0)
+    if (tern_shm_ops.get_bulk(0, buf, addr, 0, BULK_LEN) != 0)
         return 3;
     for (size_t i = 0; i < BULK_LEN; i++)
         if (buf[i] != pattern(7, 7, i))

@@ -93,9 +93,11 @@ static int self_progress(void)
     return n;
 }
 
-static int self_get_bulk(int peer, void *local, uint64_t remote, size_t len)
+static int self_get_bulk(int peer, void *local, uint64_t remote, uint64_t key,
+                         size_t len)
 {
     (void)peer;
+    (void)key;
     memcpy(local, (const void *)(uintptr_t)remote, len);
     return 0;
 }

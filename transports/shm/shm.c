@@ -450,8 +450,10 @@ static int shm_progress(void)
     return n;
 }
 
-static int shm_get_bulk(int peer, void *local, uint64_t remote, size_t len)
+static int shm_get_bulk(int peer, void *local, uint64_t remote, uint64_t key,
+                        size_t len)
 {
+    (void)key; /* CMA reads any address of the peer. */
     if (!shm_reachable(peer))
         return TERN_EINVAL;
     return tern_shm_cma_read((pid_t)st.peers[st.local_of[peer]].cma.pid,
