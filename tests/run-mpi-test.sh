@@ -22,9 +22,9 @@
 #
 # By default a run passes when it exits 0 and prints a line starting "OK ".
 # After every run, whatever its result, the script checks that
-#   - no process is still running the test binary (matched with pgrep -f on
-#     the binary's absolute path at the start of the command line, after up
-#     to 2 s to settle; any found are killed by pid and reported), and
+#   - no process of the run is left (every process mpirun starts carries a
+#     marker, TERN_RUN_MARK, in its environment; after up to 2 s to settle,
+#     any found are killed by pid and reported), and
 #   - no new /dev/shm entry whose name starts with "tern" exists (a listing
 #     from before the run is compared with one after; the prefix can be
 #     changed with TERN_TEST_SHM_PREFIX, e.g. to check another MPI).
@@ -38,7 +38,7 @@
 # Output: one line per run, "PASS np=N prog" or "FAIL np=N prog: reason".
 # Exit status: 0 if every run passed, 1 otherwise, 77 (automake's "skipped")
 # only when the program cannot be run at all: the launcher does not exist or
-# is not executable, or coreutils' timeout or procps' pgrep is missing. The
+# is not executable, or coreutils' timeout is missing. The
 # reason is printed.
 
 set -u
@@ -104,11 +104,11 @@ skip() {
     exit 77
 }
 
-for tool in timeout pgrep; do
+for tool in timeout; do
     command -v "$tool" >/dev/null 2>&1 || skip "'$tool' is not installed"
 done
 
-# The program, by absolute path: ranks are matched by it afterwards.
+# The program, by absolute path.
 case "$prog" in
     /*) abs_prog="$prog" ;;
     */*) abs_prog="$(cd "$(dirname "$prog")" 2>/dev/null && pwd)/$(basename "$prog")" ;;
@@ -149,11 +149,13 @@ shm_list() {
     fi
 }
 
-# pgrep pattern: the absolute path at the start of the command line, followed
-# by a space or the end. Regex metacharacters in the path are escaped.
-prog_re="^$(printf '%s' "$abs_prog" | sed 's/[][\.*^$+?(){}|]/\\&/g')( |\$)"
+# Every process of a run carries a marker in its environment (mpirun passes
+# the environment on to the ranks), so that processes of other tests
+# running the same program at the same time are not taken for this run's.
+run_mark="run-mpi-test-$$-$RANDOM$RANDOM"
 leftover_pids() {
-    pgrep -u "$(id -u)" -f "$prog_re" 2>/dev/null | grep -vx -e "$$" || true
+    grep -l -a -s "TERN_RUN_MARK=$run_mark" /proc/[0-9]*/environ |
+        sed 's|/proc/\([0-9]*\)/environ|\1|' | grep -vx -e "$$" || true
 }
 
 out="$(mktemp "${TMPDIR:-/tmp}/run-mpi-test.XXXXXX")" || exit 1
@@ -164,7 +166,7 @@ for np in ${np_list//,/ }; do
     shm_list >"$out.shm"
     start=$(date +%s.%N)
     # stdin from /dev/null: a launcher that forwards stdin must not eat ours.
-    env ${envs[@]+"${envs[@]}"} timeout -k 10 "$timeout_s" \
+    env ${envs[@]+"${envs[@]}"} TERN_RUN_MARK="$run_mark" timeout -k 10 "$timeout_s" \
         "${mpirun_cmd[@]}" -np "$np" "$abs_prog" ${prog_args[@]+"${prog_args[@]}"} \
         </dev/null >"$out" 2>&1
     rc=$?

@@ -71,7 +71,8 @@ static void deliver_eager(struct tern_request *r, int peer, const struct tern_pk
 
 /* The receiver's half of rendezvous: read in one copy when the sender
  * offered its address and the transport can (in the background when the
- * transport has read_start, else blocking), else ask for DATA chunks. */
+ * transport has read_start, else blocking), else ask for DATA chunks.
+ * A sender that offered its address also answers a CTS. */
 static void start_rndv(struct tern_request *r, int peer, int src, int tag,
                        size_t len, uint64_t sreq, uint64_t addr, uint64_t key)
 {
@@ -79,17 +80,20 @@ static void start_rndv(struct tern_request *r, int peer, int src, int tag,
     struct tern_peer *p = &tern_p2p.peers[peer];
     if (addr && p->single_copy_min != SIZE_MAX) {
         r->peer_req = sreq;
-        int rc;
-        if (p->tp->read_start) {
-            r->state = RECV_READ;
-            rc = p->tp->read_start(peer, r->buf, addr, key, n, r);
-            if (rc == 0)
-                return;
-        } else {
-            rc = p->tp->get_bulk(peer, r->buf, addr, key, n);
+        if (n == 0) {
+            tern_p2p_bulk_done(r, 0);
+            return;
         }
-        tern_p2p_bulk_done(r, rc);
-        return;
+        if (!p->tp->read_start) {
+            tern_p2p_bulk_done(r, p->tp->get_bulk(peer, r->buf, addr, key, n));
+            return;
+        }
+        r->state = RECV_READ;
+        if (p->tp->read_start(peer, r->buf, addr, key, n, r) == 0)
+            return;
+        /* The read cannot start (a registration failed): the sender still
+         * has its buffer, so ask for the bytes pipelined instead. */
+        TERN_LOG(1, "single-copy read from rank %d cannot start; pipelining", peer);
     }
     r->state = RECV_DATA;
     r->msg_len = len;

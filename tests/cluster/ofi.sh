@@ -4,8 +4,9 @@
 #     host and ofi (libfabric's tcp provider) between hosts, checked pair by
 #     pair through --report-transports; the MPI test programs that end with
 #     "OK" run that way.
-#   - TERN_TRANSPORTS=self,ofi under the tcp, sockets and udp providers:
-#     every pair over libfabric, also within a host.
+#   - TERN_TRANSPORTS=self,ofi under the tcp and sockets providers: every
+#     pair over libfabric, also within a host. (udp;ofi_rxd is left out, as
+#     in tests/mpi/ofi_suite.test, which says why.)
 # (Without a provider named and without fabric hardware, tcp carries the
 # traffic between hosts; tests/cluster/mpi.sh checks that.)
 : "${TERN_TEST_TIMEOUT:=300}"
@@ -52,7 +53,7 @@ done
 check_clean
 
 # ---- every pair over libfabric ----
-for prov in tcp sockets udp; do
+for prov in tcp sockets; do
     printf '%s\n' "$offered" | grep -Eq "^  $prov(;| )" || { echo "NOTE: no $prov provider"; continue; }
     for prog in "p2p_sizes 4M" p2p_order coll_suite_nb; do
         set -- $prog

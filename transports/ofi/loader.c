@@ -2,12 +2,14 @@
  * Loading libfabric when a job needs it, not before.
  *
  * Debian's libfabric links the PSM libraries, and libinfinipath installs
- * handlers for SIGSEGV, SIGBUS and other fatal signals when it is loaded.
- * Linked into every MPI program, they would change how every crash ends
- * (an exit code instead of the signal, no core dump) and add the load time
- * to every job. So Tern opens libfabric.so.1 with dlopen() only when the
- * ofi transport is to be tried (see ofi.c), and puts the program's own
- * handlers for those signals back afterwards. Only the few functions that
+ * handlers for SIGSEGV, SIGBUS, SIGTERM, SIGINT and other signals when it
+ * is loaded. Linked into every MPI program, they would change how every
+ * crash ends (an exit code instead of the signal, no core dump) and add
+ * the load time to every job. So Tern opens libfabric.so.1 with dlopen()
+ * only when the ofi transport is to be tried (see ofi.c), and puts the
+ * program's own handlers for every signal back afterwards (also after the
+ * first fi_getinfo and after opening the endpoint, which load and start
+ * providers). Only the few functions that
  * libfabric exports are looked up; everything else in its API is an inline
  * call through the objects' ops tables.
  */
@@ -23,18 +25,26 @@
 
 struct tern_fi_api tern_fi;
 
-static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
-#define N_FATAL (sizeof fatal_signals / sizeof fatal_signals[0])
+void tern_ofi_signals_save(struct ofi_signals *s)
+{
+    for (int i = 1; i < NSIG && i < (int)(sizeof s->sa / sizeof s->sa[0]); i++)
+        sigaction(i, NULL, &s->sa[i]);
+}
+
+void tern_ofi_signals_restore(const struct ofi_signals *s)
+{
+    for (int i = 1; i < NSIG && i < (int)(sizeof s->sa / sizeof s->sa[0]); i++)
+        if (i != SIGKILL && i != SIGSTOP)
+            sigaction(i, &s->sa[i], NULL);
+}
 
 static int load(char *err, size_t cap)
 {
-    struct sigaction saved[N_FATAL];
-    for (size_t i = 0; i < N_FATAL; i++)
-        sigaction(fatal_signals[i], NULL, &saved[i]);
+    struct ofi_signals saved;
+    tern_ofi_signals_save(&saved);
     void *h = dlopen(LIBFABRIC, RTLD_NOW | RTLD_LOCAL);
-    for (size_t i = 0; i < N_FATAL; i++)
-        sigaction(fatal_signals[i], &saved[i], NULL);
     if (!h) {
+        tern_ofi_signals_restore(&saved);
         snprintf(err, cap, "cannot load %s (%s); install Debian's libfabric1 or your "
                  "fabric vendor's libfabric", LIBFABRIC, dlerror());
         return TERN_ENOTSUP;
@@ -52,20 +62,26 @@ static int load(char *err, size_t cap)
     if (!a.getinfo || !a.freeinfo || !a.dupinfo || !a.fabric || !a.strerror || !a.version) {
         snprintf(err, cap, "%s lacks the libfabric 1.x functions Tern needs", LIBFABRIC);
         dlclose(h);
+        tern_ofi_signals_restore(&saved);
         return TERN_ENOTSUP;
     }
+    /* The first fi_getinfo loads and starts every provider; some set
+     * handlers then. */
+    struct fi_info *all = NULL;
+    if (a.getinfo(FI_VERSION(1, 9), NULL, NULL, 0, NULL, &all) == 0)
+        a.freeinfo(all);
+    tern_ofi_signals_restore(&saved);
     tern_fi = a;
     return 0;
 }
 
 int tern_ofi_load(char *err, size_t cap)
 {
-    static int rc = 1;
-    static char saved_err[300];
-    if (rc == 1) {
-        rc = load(saved_err, sizeof saved_err);
-    }
+    static int rc = 1; /* 1: not tried yet. */
+    static char why[300];
+    if (rc == 1)
+        rc = load(why, sizeof why);
     if (rc)
-        snprintf(err, cap, "%s", saved_err);
+        snprintf(err, cap, "%s", why);
     return rc;
 }

@@ -1,9 +1,15 @@
 /*
  * Internals of the libfabric (OFI) transport, shared by its files:
- *   ofi.c       the ops table: phases, send, progress, block
+ *   ofi.c       the ops table: when ofi is used, phases, send, progress,
+ *               block
+ *   endpoint.c  opening and closing the fabric objects and buffers; the
+ *               address a rank publishes
+ *   cq.c        completions: receives delivered in order, send buffers
+ *               returned, reads advanced, failures recorded
  *   provider.c  choosing a provider (and listing them for tern-info)
  *   rma.c       large messages by remote read: exposing a send buffer and
  *               reading it from the receiver
+ *   loader.c    opening libfabric at run time
  *
  * Endpoint. One reliable datagram endpoint (FI_EP_RDM) per rank, one
  * completion queue, one address vector holding every peer this transport
@@ -33,9 +39,12 @@
 #define TERN_TRANSPORTS_OFI_H
 
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include <rdma/fabric.h>
+
+#include "tern/boot.h"
 
 /* What precedes every packet on the wire. */
 struct ofi_frame {
@@ -95,6 +104,14 @@ extern struct tern_fi_api tern_fi;
 /* Opens libfabric (once); 0, or TERN_ENOTSUP with the reason in err. */
 int tern_ofi_load(char *err, size_t cap);
 
+/* Fatal-signal handlers are saved before code that may load libfabric's
+ * providers (which install their own) and put back after it. */
+struct ofi_signals {
+    struct sigaction sa[65];
+};
+void tern_ofi_signals_save(struct ofi_signals *s);
+void tern_ofi_signals_restore(const struct ofi_signals *s);
+
 /* provider.c */
 
 /* Core providers that drive fabric hardware, in order of preference. */
@@ -115,7 +132,8 @@ void tern_ofi_offered(char *found, size_t cap);
  * takes about 0.1 s to load its providers. */
 int tern_ofi_hardware_visible(void);
 
-/* The provider named by TERN_OFI_PROVIDER or FI_PROVIDER, or NULL. */
+/* The provider named by TERN_OFI_PROVIDER or FI_PROVIDER (a single name,
+ * not a list or an exclusion), or NULL. */
 const char *tern_ofi_named(void);
 
 /* Prints the providers libfabric reports and which one would be chosen;
@@ -149,5 +167,81 @@ struct ofi_read *tern_ofi_read_start(const struct ofi_rma *r, fi_addr_t from,
                                      size_t len, void *arg);
 int tern_ofi_read_advance(const struct ofi_rma *r, struct ofi_read *rd);
 void tern_ofi_read_free(struct ofi_read *rd);
+
+/* ---- The transport's state (ofi.c, endpoint.c, cq.c) ---- */
+
+struct ofi_peer {
+    int served;                 /* ofi carries traffic to it. */
+    fi_addr_t addr;
+    char host[TERN_HOSTNAME_MAX];
+    uint32_t tx_seq;            /* Next sequence number to send. */
+    uint32_t rx_seq;            /* Next sequence number to deliver. */
+    struct ofi_op_ctx *held;    /* Packets that arrived early. */
+};
+
+struct ofi_state {
+    int enabled;                /* Serves at least one peer. */
+    int init_error;             /* What connect() fails with, or 0. */
+    int rank, size;
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_cq *cq;
+    struct fid_av *av;
+    struct fid_ep *ep;
+    int wait_fd;                /* The completion queue's fd, or -1. */
+    struct ofi_rma rma;
+    struct ofi_peer *peers;
+    size_t max_packet, eager_max, inject_max, buf_size;
+    long use_rma;               /* TERN_OFI_RMA. */
+    long nsend, nrecv;
+    char *pool;                 /* Send then receive buffers. */
+    struct fid_mr *pool_mr;
+    struct ofi_op_ctx *ops;     /* nsend + nrecv contexts. */
+    struct ofi_op_ctx *send_free;
+    struct ofi_op_ctx *ready_head, *ready_tail; /* In delivery order. */
+    struct ofi_op_ctx *unposted; /* Receive buffers to post again. */
+    struct ofi_read *reads;     /* Reads under way, oldest first. */
+    int delivering;
+    long nap_us;                /* The next nap without a wait object. */
+    unsigned long long n_read, n_early; /* Messages read remotely, packets
+                                           that arrived early. */
+    long long fail_at;          /* When an operation failed, or 0. */
+    long grace_ms;
+    char fail_msg[512];
+};
+extern struct ofi_state tern_ofi;
+
+/* endpoint.c */
+
+#define OFI_ADDR_MAX 512      /* Bytes of an endpoint name accepted. */
+#define OFI_INJECT_MAX 256    /* Largest packet sent with fi_inject. */
+#define OFI_VALUE_MAX (2 * OFI_ADDR_MAX + TERN_HOSTNAME_MAX + 128)
+
+/* Opens fabric, domain, completion queue, address vector, endpoint and
+ * buffers for tern_ofi.info, posting the receive buffers. On failure it
+ * says which step failed and closes what it opened. */
+int tern_ofi_open(void);
+void tern_ofi_close(void);
+/* "<provider> <address format> <buffer size> <host> <address in hex>":
+ * what a rank publishes; peers that differ in anything but host and
+ * address cannot talk over ofi. */
+int tern_ofi_address(const char *host, char *out, size_t cap);
+/* Splits a peer's published value; 0, or TERN_EPROTO. `same` is 1 when
+ * it can talk to this rank. */
+int tern_ofi_parse_address(char *val, int *same, char **prov, char **host,
+                           unsigned char *addr, size_t cap, size_t *addr_len);
+
+/* cq.c */
+int tern_ofi_post_recv(struct ofi_op_ctx *c);
+/* Reads completions without delivering anything (so send() may call it). */
+int tern_ofi_poll_cq(void);
+/* Posts what waits to be posted, advances reads, and delivers the packets
+ * that are next in order; not re-entered. Returns events. */
+int tern_ofi_deliver(void);
+/* Records a failed operation toward peer (-1: unknown); the job ends after
+ * TERN_OFI_FAIL_GRACE_MS unless the launcher ends it first. */
+void tern_ofi_peer_failed(int peer, const char *what, int fi_err);
+void tern_ofi_check_failure(void);
 
 #endif

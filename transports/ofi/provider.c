@@ -86,8 +86,10 @@ const char *tern_ofi_named(void)
     const char *p = own_choice();
     if (*p)
         return p;
+    /* FI_PROVIDER also takes lists and exclusions ("^psm3"), which sites
+     * set to steer libfabric; only a single name counts as a choice. */
     p = getenv("FI_PROVIDER");
-    return p && *p ? p : NULL;
+    return p && *p && !strpbrk(p, "^,") ? p : NULL;
 }
 
 /* Hints for an FI_EP_RDM endpoint with caps, narrowed to TERN_OFI_PROVIDER

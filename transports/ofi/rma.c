@@ -12,10 +12,11 @@
  * many rendezvous messages (a window of MPI_Irecv) are read at once.
  *
  * Registrations are made per message and closed when it completes, so a
- * buffer the program frees afterwards never has a stale registration. (A
- * cache of registrations, as RDMA MPIs keep, would need to learn of every
- * munmap to stay correct; per-message registration is cheap on the socket
- * providers and what this version does.)
+ * buffer the program frees afterwards never has a stale registration of
+ * Tern's. Providers whose registrations are expensive (verbs, efa, cxi)
+ * serve fi_mr_reg from libfabric's registration cache, whose memory
+ * monitor drops entries when memory is unmapped; a second cache here would
+ * need the same monitor to stay correct.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,11 +30,7 @@
 #include "tern/log.h"
 #include "transports/ofi/ofi.h"
 
-/* A message is read in pieces of READ_PIECE bytes, READ_DEPTH of them in
- * flight at once. With libfabric's tcp provider on the reference VM one
- * read of 1 MiB took 3.6 times as long as one of 512 KiB; pieces keep
- * every read in the fast range, and several in flight keep the link busy.
- * On an RDMA fabric the pieces cost one work request each. */
+/* The size of a read's pieces (why: struct ofi_read in ofi.h). */
 #define READ_PIECE (256UL * 1024)
 
 int tern_ofi_mr_reg(const struct ofi_rma *r, const void *buf, size_t len,

@@ -1,0 +1,265 @@
+/*
+ * Completions of the ofi transport.
+ *
+ * Everything the endpoint does ends in its one completion queue: a send
+ * buffer is free again, a receive buffer holds a packet, a piece of a read
+ * is in. poll_cq() only files these (so send() may call it to find a free
+ * buffer); deliver() hands packets to the p2p core, each sender's in
+ * sequence order, and finishes reads, from progress() alone.
+ *
+ * Failures. An operation that completes with an error, or a receive buffer
+ * that cannot be posted, means the fabric or the peer is gone, or packets
+ * would be lost and the job would hang: it is recorded with the peer's
+ * rank and host, and unless the launcher ends the job first the rank
+ * aborts it after TERN_OFI_FAIL_GRACE_MS.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_eq.h>
+
+#include "tern/boot.h"
+#include "tern/err.h"
+#include "tern/log.h"
+#include "tern/p2p.h"
+#include "transports/ofi/ofi.h"
+
+#define CQ_BATCH 16
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+void tern_ofi_peer_failed(int peer, const char *what, int fi_err)
+{
+    struct ofi_state *st = &tern_ofi;
+    if (st->fail_at)
+        return;
+    const char *prov = st->info->fabric_attr->prov_name;
+    if (peer >= 0 && peer < st->size)
+        snprintf(st->fail_msg, sizeof st->fail_msg, "ofi (%s): %s to rank %d (host %s) "
+                 "failed: %s; that rank or its host failed, or the fabric between them",
+                 prov, what, peer, st->peers[peer].host, tern_fi.strerror(fi_err));
+    else
+        snprintf(st->fail_msg, sizeof st->fail_msg, "ofi (%s): %s failed: %s; the "
+                 "fabric or a peer failed", prov, what, tern_fi.strerror(fi_err));
+    /* mpirun names a crashed rank better; the job ends with this line only
+     * if it does not end within the grace period. */
+    TERN_LOG(1, "%s", st->fail_msg);
+    st->fail_at = now_ms();
+}
+
+void tern_ofi_check_failure(void)
+{
+    struct ofi_state *st = &tern_ofi;
+    if (!st->fail_at || now_ms() - st->fail_at <= st->grace_ms)
+        return;
+    tern_boot_abort(1, st->fail_msg);
+    /* Returns only when the launcher cannot be reached either. */
+    tern_log("%s; the launcher cannot be reached, so this rank exits", st->fail_msg);
+    _exit(1);
+}
+
+int tern_ofi_post_recv(struct ofi_op_ctx *c)
+{
+    struct ofi_state *st = &tern_ofi;
+    ssize_t rc = fi_recv(st->ep, c->data, st->buf_size, c->desc, FI_ADDR_UNSPEC, c);
+    if (rc == -FI_EAGAIN) {
+        c->next = st->unposted;
+        st->unposted = c;
+        return 0;
+    }
+    if (rc) {
+        tern_ofi_peer_failed(-1, "posting a receive buffer", (int)-rc);
+        return TERN_EIO;
+    }
+    return 0;
+}
+
+static void push_ready(struct ofi_op_ctx *c)
+{
+    struct ofi_state *st = &tern_ofi;
+    c->next = NULL;
+    if (st->ready_tail)
+        st->ready_tail->next = c;
+    else
+        st->ready_head = c;
+    st->ready_tail = c;
+}
+
+static uint32_t seq_of(const struct ofi_op_ctx *c)
+{
+    struct ofi_frame f;
+    memcpy(&f, c->data, sizeof f);
+    return f.seq;
+}
+
+/* A receive completed: queue it for delivery if it is the peer's next
+ * packet (with the early ones it lets through), else hold it. */
+static void arrived(struct ofi_op_ctx *c)
+{
+    struct ofi_state *st = &tern_ofi;
+    struct ofi_frame f;
+    if (c->len < sizeof f) {
+        TERN_LOG(0, "ofi: dropping a receive of %zu bytes (no frame)", c->len);
+        tern_ofi_post_recv(c);
+        return;
+    }
+    memcpy(&f, c->data, sizeof f);
+    if (f.src >= (uint32_t)st->size || !st->peers[f.src].served) {
+        TERN_LOG(0, "ofi: dropping a packet from rank %u, which ofi does not serve", f.src);
+        tern_ofi_post_recv(c);
+        return;
+    }
+    struct ofi_peer *p = &st->peers[f.src];
+    if (f.seq != p->rx_seq) {
+        c->next = p->held;
+        p->held = c;
+        st->n_early++;
+        return;
+    }
+    push_ready(c);
+    p->rx_seq++;
+    /* The held packets it lets through, each found by its number. */
+    for (struct ofi_op_ctx **pp = &p->held; *pp;) {
+        if (seq_of(*pp) != p->rx_seq) {
+            pp = &(*pp)->next;
+            continue;
+        }
+        struct ofi_op_ctx *h = *pp;
+        *pp = h->next;
+        push_ready(h);
+        p->rx_seq++;
+        pp = &p->held;
+    }
+}
+
+static void on_error_entry(void)
+{
+    struct ofi_state *st = &tern_ofi;
+    struct fi_cq_err_entry e;
+    memset(&e, 0, sizeof e);
+    if (fi_cq_readerr(st->cq, &e, 0) != 1)
+        return;
+    struct ofi_op_ctx *c = e.op_context;
+    if (e.prov_errno)
+        TERN_LOG(1, "ofi: provider detail: %s",
+                 fi_cq_strerror(st->cq, e.prov_errno, e.err_data, NULL, 0));
+    /* An injected send has no context, yet its failure is reported too. */
+    if (!c) {
+        tern_ofi_peer_failed(-1, "a send", e.err);
+        return;
+    }
+    switch (c->op) {
+    case OP_SEND:
+        tern_ofi_peer_failed(c->peer, "a send", e.err);
+        c->next = st->send_free;
+        st->send_free = c;
+        break;
+    case OP_RECV:
+        /* Its packet is lost, so the sender's later ones never deliver. */
+        tern_ofi_peer_failed(-1, "a receive", e.err);
+        tern_ofi_post_recv(c);
+        break;
+    case OP_READ:
+        c->busy = 0;
+        c->read->inflight--;
+        c->read->error = e.err;
+        tern_ofi_peer_failed(c->read->peer, "a remote read", e.err);
+        break;
+    }
+}
+
+int tern_ofi_poll_cq(void)
+{
+    struct ofi_state *st = &tern_ofi;
+    struct fi_cq_msg_entry e[CQ_BATCH];
+    ssize_t n = fi_cq_read(st->cq, e, CQ_BATCH);
+    if (n == -FI_EAGAIN)
+        return 0;
+    if (n == -FI_EAVAIL) {
+        on_error_entry();
+        return 1;
+    }
+    if (n < 0) {
+        tern_ofi_peer_failed(-1, "reading the completion queue", (int)-n);
+        return 0;
+    }
+    for (ssize_t i = 0; i < n; i++) {
+        struct ofi_op_ctx *c = e[i].op_context;
+        switch (c->op) {
+        case OP_SEND:
+            c->next = st->send_free;
+            st->send_free = c;
+            break;
+        case OP_RECV:
+            c->len = e[i].len;
+            arrived(c);
+            break;
+        case OP_READ:
+            c->busy = 0;
+            c->read->inflight--;
+            break;
+        }
+    }
+    return (int)n;
+}
+
+/* Posts more pieces of the reads under way and completes the ones done. */
+static int advance_reads(void)
+{
+    struct ofi_state *st = &tern_ofi;
+    int n = 0;
+    for (struct ofi_read **pp = &st->reads; *pp;) {
+        struct ofi_read *rd = *pp;
+        if (!tern_ofi_read_advance(&st->rma, rd)) {
+            pp = &rd->next;
+            continue;
+        }
+        *pp = rd->next;
+        void *arg = rd->arg;
+        int err = rd->error;
+        tern_ofi_read_free(rd);
+        st->n_read++;
+        tern_p2p_bulk_done(arg, err ? TERN_EIO : 0);
+        n++;
+    }
+    return n;
+}
+
+int tern_ofi_deliver(void)
+{
+    struct ofi_state *st = &tern_ofi;
+    if (st->delivering)
+        return 0;
+    st->delivering = 1;
+    struct ofi_op_ctx *again = st->unposted;
+    st->unposted = NULL;
+    while (again) {
+        struct ofi_op_ctx *c = again;
+        again = c->next;
+        tern_ofi_post_recv(c);
+    }
+    int n = st->reads ? advance_reads() : 0;
+    while (st->ready_head) {
+        struct ofi_op_ctx *c = st->ready_head;
+        st->ready_head = c->next;
+        if (!st->ready_head)
+            st->ready_tail = NULL;
+        struct ofi_frame f;
+        memcpy(&f, c->data, sizeof f);
+        tern_p2p_recv_packet((int)f.src, c->data + sizeof f, c->len - sizeof f);
+        tern_ofi_post_recv(c);
+        n++;
+    }
+    st->delivering = 0;
+    return n;
+}
