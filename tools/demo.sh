@@ -35,6 +35,8 @@ step "mpirun -np 2 latency"
 "$mpirun" -np 2 "$work/latency" -m 0:1M
 step "mpirun -np 2 bw"
 "$mpirun" -np 2 "$work/bw" -m 1:4M
+step "mpirun -np 3 pi over libfabric (TERN_TRANSPORTS=self,ofi: the best provider for ranks on one host)"
+TERN_TRANSPORTS=self,ofi "$mpirun" -np 3 --oversubscribe --report-transports "$work/pi" 2000000
 step "mpirun -np 2 coll_allreduce --verify"
 "$mpirun" -np 2 "$work/coll_allreduce" --verify
 step "mpirun -np 4 coll_bcast --verify (4 ranks on $(nproc) cores)"

@@ -2,6 +2,8 @@
  * Unit tests of the libfabric provider choice (transports/ofi/provider.c)
  * against the real libfabric of this machine: which providers count as
  * fabric hardware, that shm is never chosen for a job across hosts, that
+ * entries with remote reads and tagged messages win (and FI_MSG ones are
+ * taken when tagged messages are not wanted), that
  * TERN_OFI_PROVIDER narrows the choice (and an unknown name leaves none),
  * and that the list of offered providers names each one once.
  */
@@ -34,27 +36,35 @@ static void test_pick(void)
         return;
     }
     unsetenv("TERN_OFI_PROVIDER");
-    struct fi_info *i = tern_ofi_pick(0, NULL);
+    struct fi_info *i = tern_ofi_pick(0, NULL, 1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(i);
     CU_ASSERT(strncmp(i->fabric_attr->prov_name, "shm", 3) != 0);
     tern_fi.freeinfo(i);
     /* Within one host shm comes before the socket providers. */
-    i = tern_ofi_pick(1, NULL);
+    i = tern_ofi_pick(1, NULL, 1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(i);
     CU_ASSERT_STRING_EQUAL(i->fabric_attr->prov_name, "shm");
     tern_fi.freeinfo(i);
     /* The interface given wins among the entries of one provider. */
     setenv("TERN_OFI_PROVIDER", "tcp", 1);
-    i = tern_ofi_pick(0, "lo");
+    i = tern_ofi_pick(0, "lo", 1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(i);
     CU_ASSERT_STRING_EQUAL(i->fabric_attr->prov_name, "tcp;ofi_rxm");
     CU_ASSERT_STRING_EQUAL(i->domain_attr->name, "lo");
     CU_ASSERT(i->caps & FI_RMA);
+    CU_ASSERT(i->caps & FI_TAGGED);
+    tern_fi.freeinfo(i);
+    /* Without tagged messages: an FI_MSG entry, still with remote reads. */
+    i = tern_ofi_pick(0, "lo", 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(i);
+    CU_ASSERT(i->caps & FI_MSG);
+    CU_ASSERT(i->caps & FI_RMA);
+    CU_ASSERT(!(i->caps & FI_TAGGED));
     tern_fi.freeinfo(i);
     setenv("TERN_OFI_PROVIDER", "shm", 1);
-    CU_ASSERT_PTR_NULL(tern_ofi_pick(0, NULL));
+    CU_ASSERT_PTR_NULL(tern_ofi_pick(0, NULL, 1));
     setenv("TERN_OFI_PROVIDER", "nosuch", 1);
-    CU_ASSERT_PTR_NULL(tern_ofi_pick(1, NULL));
+    CU_ASSERT_PTR_NULL(tern_ofi_pick(1, NULL, 1));
     /* The list of offered providers ignores TERN_OFI_PROVIDER. */
     char again[1024];
     tern_ofi_offered(again, sizeof again);

@@ -22,6 +22,7 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_eq.h>
+#include <rdma/fi_tagged.h>
 
 #include "tern/boot.h"
 #include "tern/err.h"
@@ -71,7 +72,11 @@ void tern_ofi_check_failure(void)
 int tern_ofi_post_recv(struct ofi_op_ctx *c)
 {
     struct ofi_state *st = &tern_ofi;
-    ssize_t rc = fi_recv(st->ep, c->data, st->buf_size, c->desc, FI_ADDR_UNSPEC, c);
+    /* A tagged receive takes any tag: matching is the p2p core's. */
+    ssize_t rc = st->tagged ? fi_trecv(st->ep, c->data, st->buf_size, c->desc,
+                                       FI_ADDR_UNSPEC, 0, ~0ULL, c)
+                            : fi_recv(st->ep, c->data, st->buf_size, c->desc,
+                                      FI_ADDR_UNSPEC, c);
     if (rc == -FI_EAGAIN) {
         c->next = st->unposted;
         st->unposted = c;
@@ -95,32 +100,32 @@ static void push_ready(struct ofi_op_ctx *c)
     st->ready_tail = c;
 }
 
-static uint32_t seq_of(const struct ofi_op_ctx *c)
-{
-    struct ofi_frame f;
-    memcpy(&f, c->data, sizeof f);
-    return f.seq;
-}
-
 /* A receive completed: queue it for delivery if it is the peer's next
- * packet (with the early ones it lets through), else hold it. */
-static void arrived(struct ofi_op_ctx *c)
+ * packet (with the early ones it lets through), else hold it. The sender
+ * and number come from the tag, or from the frame. */
+static void arrived(struct ofi_op_ctx *c, uint64_t tag)
 {
     struct ofi_state *st = &tern_ofi;
-    struct ofi_frame f;
-    if (c->len < sizeof f) {
+    if (st->tagged) {
+        c->src = (uint32_t)(tag >> 32);
+        c->seq = (uint32_t)tag;
+    } else if (c->len >= sizeof(struct ofi_frame)) {
+        struct ofi_frame f;
+        memcpy(&f, c->data, sizeof f);
+        c->src = f.src;
+        c->seq = f.seq;
+    } else {
         TERN_LOG(0, "ofi: dropping a receive of %zu bytes (no frame)", c->len);
         tern_ofi_post_recv(c);
         return;
     }
-    memcpy(&f, c->data, sizeof f);
-    if (f.src >= (uint32_t)st->size || !st->peers[f.src].served) {
-        TERN_LOG(0, "ofi: dropping a packet from rank %u, which ofi does not serve", f.src);
+    if (c->src >= (uint32_t)st->size || !st->peers[c->src].served) {
+        TERN_LOG(0, "ofi: dropping a packet from rank %u, which ofi does not serve", c->src);
         tern_ofi_post_recv(c);
         return;
     }
-    struct ofi_peer *p = &st->peers[f.src];
-    if (f.seq != p->rx_seq) {
+    struct ofi_peer *p = &st->peers[c->src];
+    if (c->seq != p->rx_seq) {
         c->next = p->held;
         p->held = c;
         st->n_early++;
@@ -130,7 +135,7 @@ static void arrived(struct ofi_op_ctx *c)
     p->rx_seq++;
     /* The held packets it lets through, each found by its number. */
     for (struct ofi_op_ctx **pp = &p->held; *pp;) {
-        if (seq_of(*pp) != p->rx_seq) {
+        if ((*pp)->seq != p->rx_seq) {
             pp = &(*pp)->next;
             continue;
         }
@@ -181,7 +186,7 @@ static void on_error_entry(void)
 int tern_ofi_poll_cq(void)
 {
     struct ofi_state *st = &tern_ofi;
-    struct fi_cq_msg_entry e[CQ_BATCH];
+    struct fi_cq_tagged_entry e[CQ_BATCH];
     ssize_t n = fi_cq_read(st->cq, e, CQ_BATCH);
     if (n == -FI_EAGAIN)
         return 0;
@@ -202,7 +207,7 @@ int tern_ofi_poll_cq(void)
             break;
         case OP_RECV:
             c->len = e[i].len;
-            arrived(c);
+            arrived(c, e[i].tag);
             break;
         case OP_READ:
             c->busy = 0;
@@ -254,9 +259,7 @@ int tern_ofi_deliver(void)
         st->ready_head = c->next;
         if (!st->ready_head)
             st->ready_tail = NULL;
-        struct ofi_frame f;
-        memcpy(&f, c->data, sizeof f);
-        tern_p2p_recv_packet((int)f.src, c->data + sizeof f, c->len - sizeof f);
+        tern_p2p_recv_packet((int)c->src, c->data + st->frame, c->len - st->frame);
         tern_ofi_post_recv(c);
         n++;
     }

@@ -33,7 +33,7 @@ static int failed(const char *what, int rc)
 static int open_cq(void)
 {
     struct ofi_state *st = &tern_ofi;
-    struct fi_cq_attr a = { .format = FI_CQ_FORMAT_MSG, .wait_obj = FI_WAIT_FD };
+    struct fi_cq_attr a = { .format = FI_CQ_FORMAT_TAGGED, .wait_obj = FI_WAIT_FD };
     if (fi_cq_open(st->domain, &a, &st->cq, NULL) == 0 &&
         fi_control(&st->cq->fid, FI_GETWAIT, &st->wait_fd) == 0)
         return 0;
@@ -104,6 +104,9 @@ static int open_all(void)
     st->rma.usable = (i->caps & FI_RMA) && (i->caps & FI_READ) && st->use_rma;
     st->inject_max = i->tx_attr->inject_size < OFI_INJECT_MAX ? i->tx_attr->inject_size
                                                               : OFI_INJECT_MAX;
+    st->tagged = (i->caps & FI_TAGGED) != 0;
+    st->frame = st->tagged ? 0 : sizeof(struct ofi_frame);
+    st->max_packet = st->buf_size - st->frame;
     return make_buffers();
 }
 
@@ -169,8 +172,9 @@ int tern_ofi_address(const char *host, char *out, size_t cap)
     int rc = fi_getname(&st->ep->fid, name, &len);
     if (rc)
         return failed("fi_getname", rc);
-    int k = snprintf(out, cap, "%s %u %zu %s ", st->info->fabric_attr->prov_name,
-                     st->info->addr_format, st->buf_size, host);
+    int k = snprintf(out, cap, "%s %u %zu %s %s ", st->info->fabric_attr->prov_name,
+                     st->info->addr_format, st->buf_size, st->tagged ? "tagged" : "msg",
+                     host);
     if (k < 0 || (size_t)k + 2 * len + 1 > cap)
         return TERN_EINVAL;
     for (size_t i = 0; i < len; i++)
@@ -182,17 +186,19 @@ int tern_ofi_parse_address(char *val, int *same, char **prov, char **host,
                            unsigned char *addr, size_t cap, size_t *addr_len)
 {
     struct ofi_state *st = &tern_ofi;
-    char *save = NULL, *fmt, *buf, *hex;
+    char *save = NULL, *fmt, *buf, *mode, *hex;
     *prov = strtok_r(val, " ", &save);
     fmt = strtok_r(NULL, " ", &save);
     buf = strtok_r(NULL, " ", &save);
+    mode = strtok_r(NULL, " ", &save);
     *host = strtok_r(NULL, " ", &save);
     hex = strtok_r(NULL, " ", &save);
-    if (!*prov || !fmt || !buf || !*host || !hex)
+    if (!*prov || !fmt || !buf || !mode || !*host || !hex)
         return TERN_EPROTO;
     *same = !strcmp(*prov, st->info->fabric_attr->prov_name) &&
             strtoul(fmt, NULL, 10) == st->info->addr_format &&
-            strtoul(buf, NULL, 10) == st->buf_size;
+            strtoul(buf, NULL, 10) == st->buf_size &&
+            !strcmp(mode, st->tagged ? "tagged" : "msg");
     size_t n = strlen(hex);
     if (n % 2 || n / 2 > cap)
         return TERN_EPROTO;

@@ -36,6 +36,7 @@
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_tagged.h>
 
 #include "tern/boot.h"
 #include "tern/err.h"
@@ -69,6 +70,10 @@ static void read_tunables(void)
     st->eager_max = (size_t)tern_env_long("TERN_OFI_EAGER", DEFAULT_BUF,
         "Largest message sent eagerly over ofi (at most what a buffer holds); "
         "larger ones wait for the receiver");
+    st->use_tagged = tern_env_long("TERN_OFI_TAGGED", 1,
+        "1: packets are tagged sends (FI_TAGGED) where the provider has them, the "
+        "sender's rank and sequence number in the tag; 0: FI_MSG sends with an "
+        "8-byte frame");
     st->use_rma = tern_env_long("TERN_OFI_RMA", 1,
         "1: the receiver of a message too large to go eagerly reads it from the "
         "sender's memory (FI_RMA) where the provider can; 0: it is sent in chunks");
@@ -84,6 +89,7 @@ static void read_tunables(void)
     if (buf > (64L << 20))
         buf = 64L << 20;
     st->buf_size = (size_t)buf;
+    /* Until the provider is known, room for a frame (see open). */
     st->max_packet = st->buf_size - sizeof(struct ofi_frame);
     if (st->nsend < 2)
         st->nsend = 2;
@@ -167,7 +173,7 @@ static const char *try_open(const struct tern_boot_info *b, int required, const 
         return why;
     char iface[64];
     job_iface(b, local_only, iface, sizeof iface);
-    st->info = tern_ofi_pick(local_only, iface[0] ? iface : NULL);
+    st->info = tern_ofi_pick(local_only, iface[0] ? iface : NULL, st->use_tagged != 0);
     if (!st->info && named) {
         snprintf(why, cap, "provider '%s' (TERN_OFI_PROVIDER or FI_PROVIDER) is not "
                  "usable here", named);
@@ -216,8 +222,9 @@ static int ofi_init(const struct tern_boot_info *b)
         return TERN_ENOMEM;
     for (int r = 0; r < b->size; r++)
         st->peers[r].served = needs_net(b, r);
-    TERN_LOG(1, "ofi: provider %s, domain %s%s", st->info->fabric_attr->prov_name,
-             st->info->domain_attr->name, st->rma.usable ? ", remote reads" : "");
+    TERN_LOG(1, "ofi: provider %s, domain %s, %s%s", st->info->fabric_attr->prov_name,
+             st->info->domain_attr->name, st->tagged ? "tagged sends" : "FI_MSG sends",
+             st->rma.usable ? ", remote reads" : "");
     st->enabled = 1;
     char val[OFI_VALUE_MAX];
     int rc = tern_ofi_address(b->hostname, val, sizeof val);
@@ -238,10 +245,10 @@ static int connect_peer(int r)
     char theirs[200] = "no provider";
     unsigned fmt;
     size_t buf;
-    char pname[128];
-    if (sscanf(val, "%127s %u %zu", pname, &fmt, &buf) == 3)
-        snprintf(theirs, sizeof theirs, "%s with %zu-byte buffers (address format %u)",
-                 pname, buf, fmt);
+    char pname[128], mode[8];
+    if (sscanf(val, "%127s %u %zu %7s", pname, &fmt, &buf, mode) == 4)
+        snprintf(theirs, sizeof theirs, "%s with %zu-byte buffers (address format %u, %s)",
+                 pname, buf, fmt, mode);
     char *prov, *host = "?";
     unsigned char name[OFI_ADDR_MAX];
     size_t n = 0;
@@ -254,10 +261,10 @@ static int connect_peer(int r)
         p->served = 0;
         if (!allowed(&tern_tcp_ops)) {
             tern_log("ofi: rank %d (host %s) uses %s, this rank (%d) %s with %zu-byte "
-                     "buffers (address format %u); with TERN_TRANSPORTS allowing no tcp "
-                     "they cannot talk. Give the whole job one TERN_OFI_PROVIDER and "
-                     "TERN_OFI_CHUNK", r, host, theirs, st->rank, mine, st->buf_size,
-                     st->info->addr_format);
+                     "buffers (address format %u, %s); with TERN_TRANSPORTS allowing no "
+                     "tcp they cannot talk. Give the whole job one TERN_OFI_PROVIDER, "
+                     "TERN_OFI_CHUNK and TERN_OFI_TAGGED", r, host, theirs, st->rank, mine,
+                     st->buf_size, st->info->addr_format, st->tagged ? "tagged" : "msg");
             return TERN_ENOTSUP;
         }
         TERN_LOG(1, "ofi: rank %d (host %s) uses %s, this rank %s with %zu-byte buffers; "
@@ -321,22 +328,31 @@ static void ofi_caps(int peer, struct tern_tp_caps *caps)
     caps->single_copy_min = 0; /* Every message past eager_max. */
 }
 
+/* Builds frame (if any), header and payload contiguously at dst. */
+static void put_packet(char *dst, const struct ofi_frame *f, const void *hdr,
+                       size_t hdr_len, const void *payload, size_t payload_len)
+{
+    memcpy(dst, f, st->frame);
+    memcpy(dst + st->frame, hdr, hdr_len);
+    if (payload_len)
+        memcpy(dst + st->frame + hdr_len, payload, payload_len);
+}
+
 static int ofi_send(int peer, const void *hdr, size_t hdr_len, const void *payload,
                     size_t payload_len)
 {
     struct ofi_peer *p = &st->peers[peer];
     struct ofi_frame f = { .src = (uint32_t)st->rank, .seq = p->tx_seq };
-    size_t n = sizeof f + hdr_len + payload_len;
+    uint64_t tag = (uint64_t)f.src << 32 | f.seq;
+    size_t n = st->frame + hdr_len + payload_len;
     if (n > st->buf_size)
         return TERN_EINVAL;
     ssize_t rc;
     if (n <= st->inject_max) { /* At most OFI_INJECT_MAX. */
         uint64_t tmp[OFI_INJECT_MAX / 8];
-        memcpy(tmp, &f, sizeof f);
-        memcpy((char *)tmp + sizeof f, hdr, hdr_len);
-        if (payload_len)
-            memcpy((char *)tmp + sizeof f + hdr_len, payload, payload_len);
-        rc = fi_inject(st->ep, tmp, n, p->addr);
+        put_packet((char *)tmp, &f, hdr, hdr_len, payload, payload_len);
+        rc = st->tagged ? fi_tinject(st->ep, tmp, n, p->addr, tag)
+                        : fi_inject(st->ep, tmp, n, p->addr);
     } else {
         struct ofi_op_ctx *c = st->send_free;
         if (!c) {
@@ -344,13 +360,11 @@ static int ofi_send(int peer, const void *hdr, size_t hdr_len, const void *paylo
             if (!(c = st->send_free))
                 return TERN_EAGAIN;
         }
-        memcpy(c->data, &f, sizeof f);
-        memcpy(c->data + sizeof f, hdr, hdr_len);
-        if (payload_len)
-            memcpy(c->data + sizeof f + hdr_len, payload, payload_len);
+        put_packet(c->data, &f, hdr, hdr_len, payload, payload_len);
         c->peer = peer;
         st->send_free = c->next;
-        rc = fi_send(st->ep, c->data, n, c->desc, p->addr, c);
+        rc = st->tagged ? fi_tsend(st->ep, c->data, n, c->desc, p->addr, tag, c)
+                        : fi_send(st->ep, c->data, n, c->desc, p->addr, c);
         if (rc) {
             c->next = st->send_free;
             st->send_free = c;

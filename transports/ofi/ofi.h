@@ -13,16 +13,18 @@
  *
  * Endpoint. One reliable datagram endpoint (FI_EP_RDM) per rank, one
  * completion queue, one address vector holding every peer this transport
- * serves. Packets travel as FI_MSG sends into receive buffers the rank
- * keeps posted. The p2p core matches MPI messages itself, on every
- * transport alike, so the transport does not use the provider's tag
- * matching; FI_RMA carries large messages where the provider has it.
+ * serves. Packets travel as tagged sends (FI_TAGGED) where the provider
+ * has them, else as FI_MSG sends, into receive buffers the rank keeps
+ * posted. The p2p core matches MPI messages itself, on every transport
+ * alike, so a receive buffer takes any tag; FI_RMA carries large messages
+ * where the provider has it.
  *
- * Framing. Each packet is preceded by a frame {source rank, sequence
- * number}. libfabric completes receives in the order it likes (a provider
- * without FI_ORDER_SAS, or one that completes a large message after a
- * later small one), so the receiver delivers each peer's packets by
- * sequence number and holds the ones that arrive early.
+ * Framing. Each packet carries {source rank, sequence number}: in the tag
+ * (rank << 32 | number) of a tagged send, or in an 8-byte frame before the
+ * packet of an FI_MSG send. libfabric completes receives in the order it
+ * likes (a provider without FI_ORDER_SAS, or one that completes a large
+ * message after a later small one), so the receiver delivers each peer's
+ * packets by sequence number and holds the ones that arrive early.
  *
  * Sending copies the packet into a registered bounce buffer (or injects it
  * when it is small), because send() must let the caller reuse its buffers
@@ -63,6 +65,7 @@ struct ofi_op_ctx {
     char *data;                /* The buffer (send and receive). */
     void *desc;                /* Its registration, when the provider asks. */
     size_t len;                /* Bytes received. */
+    uint32_t src, seq;         /* A receive: sender and sequence number. */
     int peer;                  /* A send: its destination, for errors. */
     int busy;                  /* A piece of a read: in flight. */
     struct ofi_read *read;     /* A piece of a read: the read. */
@@ -118,11 +121,13 @@ void tern_ofi_signals_restore(const struct ofi_signals *s);
 int tern_ofi_is_hardware(const char *prov_name);
 
 /* The provider to use: the first in order of preference among those
- * libfabric offers for a reliable datagram endpoint with FI_MSG (and
- * TERN_OFI_PROVIDER allows). shm only when `local_only` (it cannot reach
- * other hosts); for the socket-based providers the domain of interface
- * `iface` if given. Returns a copy to free with fi_freeinfo, or NULL. */
-struct fi_info *tern_ofi_pick(int local_only, const char *iface);
+ * libfabric offers for a reliable datagram endpoint with FI_MSG or (when
+ * `tagged`) FI_TAGGED, and TERN_OFI_PROVIDER allows; of one provider, the
+ * entry with remote reads, then with tagged messages. shm only when
+ * `local_only` (it cannot reach other hosts); for the socket-based
+ * providers the domain of interface `iface` if given. Returns a copy to
+ * free with fi_freeinfo, or NULL. */
+struct fi_info *tern_ofi_pick(int local_only, const char *iface, int tagged);
 
 /* Every provider libfabric offers, comma-separated, for messages. */
 void tern_ofi_offered(char *found, size_t cap);
@@ -193,7 +198,10 @@ struct ofi_state {
     struct ofi_rma rma;
     struct ofi_peer *peers;
     size_t max_packet, eager_max, inject_max, buf_size;
-    long use_rma;               /* TERN_OFI_RMA. */
+    size_t frame;               /* Bytes of frame before each packet: 0
+                                   when tagged, sizeof(struct ofi_frame). */
+    int tagged;                 /* Packets are tagged sends. */
+    long use_rma, use_tagged;   /* TERN_OFI_RMA, TERN_OFI_TAGGED. */
     long nsend, nrecv;
     char *pool;                 /* Send then receive buffers. */
     struct fid_mr *pool_mr;
@@ -223,9 +231,9 @@ extern struct ofi_state tern_ofi;
  * says which step failed and closes what it opened. */
 int tern_ofi_open(void);
 void tern_ofi_close(void);
-/* "<provider> <address format> <buffer size> <host> <address in hex>":
- * what a rank publishes; peers that differ in anything but host and
- * address cannot talk over ofi. */
+/* "<provider> <address format> <buffer size> <tagged|msg> <host>
+ * <address in hex>": what a rank publishes; peers that differ in anything
+ * but host and address cannot talk over ofi. */
 int tern_ofi_address(const char *host, char *out, size_t cap);
 /* Splits a peer's published value; 0, or TERN_EPROTO. `same` is 1 when
  * it can talk to this rank. */

@@ -111,6 +111,8 @@ static struct fi_info *hints_for(uint64_t caps, int named)
     return h;
 }
 
+/* What libfabric offers with caps (narrowed to TERN_OFI_PROVIDER when
+ * `named`); a list to free, or NULL. */
 static struct fi_info *query(uint64_t caps, int named)
 {
     struct fi_info *h = hints_for(caps, named), *list = NULL;
@@ -141,20 +143,30 @@ void tern_ofi_offered(char *found, size_t cap)
     tern_fi.freeinfo(all);
 }
 
-struct fi_info *tern_ofi_pick(int local_only, const char *iface)
+/* The capability sets asked for, best first: remote reads matter most
+ * (large messages without copies), then tagged messages (the native send
+ * path of tag-matching hardware such as psm2, psm3, opx and cxi). */
+static const uint64_t wanted[] = {
+    FI_TAGGED | FI_RMA | FI_READ | FI_REMOTE_READ,
+    FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ,
+    FI_TAGGED,
+    FI_MSG,
+};
+#define N_WANTED (sizeof wanted / sizeof wanted[0])
+
+struct fi_info *tern_ofi_pick(int local_only, const char *iface, int tagged)
 {
-    /* Providers with remote reads first: the same provider without FI_RMA
-     * is listed only when it has none. */
-    struct fi_info *with_rma = query(FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ, 1);
-    struct fi_info *plain = query(FI_MSG, 1);
+    struct fi_info *lists[N_WANTED] = { NULL };
     struct fi_info *best = NULL;
     int best_rank = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        for (struct fi_info *i = pass ? plain : with_rma; i; i = i->next) {
-            const char *prov = i->fabric_attr->prov_name;
-            if (!local_only && core_is(prov, "shm"))
+    for (size_t k = 0; k < N_WANTED; k++) {
+        if (!tagged && (wanted[k] & FI_TAGGED))
+            continue;
+        lists[k] = query(wanted[k], 1);
+        for (struct fi_info *i = lists[k]; i; i = i->next) {
+            if (!local_only && core_is(i->fabric_attr->prov_name, "shm"))
                 continue;
-            int r = rank_of(i, iface) * 2 + pass;
+            int r = rank_of(i, iface) * (int)N_WANTED + (int)k;
             if (!best || r < best_rank) {
                 best = i;
                 best_rank = r;
@@ -162,8 +174,9 @@ struct fi_info *tern_ofi_pick(int local_only, const char *iface)
         }
     }
     struct fi_info *copy = best ? tern_fi.dupinfo(best) : NULL;
-    tern_fi.freeinfo(with_rma);
-    tern_fi.freeinfo(plain);
+    for (size_t k = 0; k < N_WANTED; k++)
+        if (lists[k])
+            tern_fi.freeinfo(lists[k]);
     return copy;
 }
 
@@ -211,7 +224,7 @@ void tern_ofi_about(void)
     }
     tern_fi.freeinfo(all);
     const char *named = tern_ofi_named();
-    struct fi_info *pick = tern_ofi_pick(0, NULL);
+    struct fi_info *pick = tern_ofi_pick(0, NULL, 1);
     if (!pick) {
         printf("ofi would not be used: no provider reaches other hosts%s%s.\n",
                named ? "; the name given is " : "", named ? named : "");
