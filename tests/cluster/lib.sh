@@ -14,6 +14,7 @@
 #                        seconds (default 30)
 #   run_mpirun ARGS...   mpirun ARGS from host 1, in $TMP (pid recorded)
 #   run_mpirun_bg ARGS   the same in the background; sets BG_JOB
+#   run_ok LABEL PROG..  a tests/mpi program at 6 ranks; must print "OK PROG"
 #   hide_path K DIR      mount an empty tmpfs over DIR in host K only
 #   host_pids K          processes in host K other than its sshd listener
 #   check_clean [SECS]   wait up to SECS (default 3) for every process of
@@ -80,6 +81,20 @@ in_host() {
 run_mpirun() {
     (cd "$TMP" && in_host 1 sh -c 'echo $$ >>"$1"; shift; exec "$@"' sh \
         "$TMP/pids" "$MPIRUN" "$@")
+}
+
+# run_ok LABEL PROG [ARGS...]: the test program PROG of tests/mpi at 6 ranks
+# on the 3 hosts (more mpirun options in $RUN_OPTS); it must exit 0 and
+# print "OK PROG". Its stderr stays in $TMP/err.
+run_ok() {
+    label=$1 name=$2
+    shift 2
+    out=$(run_mpirun -np 6 --hostfile "$TERN_CLUSTER_HOSTFILE" ${RUN_OPTS:-} \
+          "$PWD/tests/mpi/$name" "$@" 2>"$TMP/err") ||
+        fail "$name ($label) failed: $out $(cat "$TMP/err")"
+    printf '%s\n' "$out" | grep -q "^OK $name" ||
+        fail "$name ($label) printed: $out $(cat "$TMP/err")"
+    echo "PASS $name at 6 ranks on 3 hosts, $label"
 }
 
 run_mpirun_bg() {

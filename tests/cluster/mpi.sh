@@ -42,13 +42,7 @@ for prog in "p2p_sizes 4M" p2p_order p2p_anysource p2p_waittest p2p_probe p2p_mo
             "dtype_p2p 2M" comm_split comm_create comm_attr coll_errors \
             coll_suite_rooted coll_suite_reduce coll_suite_rscan coll_suite_allto \
             coll_suite_comms coll_suite_nb; do
-    set -- $prog
-    name=$1
-    shift
-    out=$(run_mpirun -np 6 --hostfile "$HF" "$T/$name" "$@" 2>"$TMP/err") ||
-        fail "$name over 3 hosts failed: $out $(cat "$TMP/err")"
-    printf '%s\n' "$out" | grep -q "^OK $name" || fail "$name printed: $out $(cat "$TMP/err")"
-    echo "PASS $name at 6 ranks on 3 hosts"
+    run_ok "shm within hosts, tcp between" $prog
 done
 check_clean
 

@@ -42,13 +42,7 @@ check_clean
 for prog in "p2p_sizes 4M" p2p_order p2p_anysource p2p_waittest p2p_probe p2p_modes \
             p2p_truncate p2p_cancel "dtype_p2p 2M" comm_split coll_suite_rooted \
             coll_suite_reduce coll_suite_allto coll_suite_nb; do
-    set -- $prog
-    name=$1
-    shift
-    out=$(run_mpirun -np 6 --hostfile "$HF" "$T/$name" "$@" 2>"$TMP/err") ||
-        fail "$name over ofi failed: $out $(cat "$TMP/err")"
-    printf '%s\n' "$out" | grep -q "^OK $name" || fail "$name printed: $out $(cat "$TMP/err")"
-    echo "PASS $name at 6 ranks on 3 hosts, ofi between hosts"
+    run_ok "ofi between hosts" $prog
 done
 check_clean
 
@@ -56,16 +50,10 @@ check_clean
 for prov in tcp sockets; do
     printf '%s\n' "$offered" | grep -Eq "^  $prov(;| )" || { echo "NOTE: no $prov provider"; continue; }
     for prog in "p2p_sizes 4M" p2p_order coll_suite_nb; do
-        set -- $prog
-        name=$1
-        shift
-        out=$(TERN_TRANSPORTS=self,ofi TERN_OFI_PROVIDER=$prov run_mpirun -np 6 \
-              --hostfile "$HF" --report-transports "$T/$name" "$@" 2>"$TMP/err") ||
-            fail "$name with TERN_TRANSPORTS=self,ofi ($prov) failed: $out $(cat "$TMP/err")"
-        printf '%s\n' "$out" | grep -q "^OK $name" || fail "$name printed: $out"
+        TERN_TRANSPORTS=self,ofi TERN_OFI_PROVIDER=$prov RUN_OPTS=--report-transports \
+            run_ok "all over ofi ($prov)" $prog
         grep -q "rank 3 (h2): transports: self 3; ofi 0-2,4-5" "$TMP/err" ||
             fail "not all over ofi: $(grep transports "$TMP/err")"
-        echo "PASS $name at 6 ranks on 3 hosts, all over ofi ($prov)"
     done
 done
 finish
