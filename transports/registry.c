@@ -46,6 +46,29 @@ int tern_tp_list(const struct tern_tp_ops *const **list)
     return n_allowed;
 }
 
+int tern_tp_allowed(const struct tern_tp_ops *t)
+{
+    const struct tern_tp_ops *const *list;
+    int n = tern_tp_list(&list);
+    for (int i = 0; i < n; i++)
+        if (list[i] == t)
+            return 1;
+    return 0;
+}
+
+int tern_tp_local(const struct tern_boot_info *b, int r)
+{
+    for (int i = 0; i < b->local_size; i++)
+        if (b->local_ranks[i] == r)
+            return 1;
+    return 0;
+}
+
+int tern_tp_needs_network(const struct tern_boot_info *b, int r)
+{
+    return r != b->rank && !(tern_tp_allowed(&tern_shm_ops) && tern_tp_local(b, r));
+}
+
 const struct tern_tp_ops *tern_tp_select(int peer)
 {
     const struct tern_tp_ops *const *list;

@@ -15,6 +15,16 @@
  * preference; returns their number. */
 int tern_tp_list(const struct tern_tp_ops *const **list);
 
+/* 1 if TERN_TRANSPORTS allows transport t. */
+int tern_tp_allowed(const struct tern_tp_ops *t);
+
+/* 1 if the launcher placed world rank r on this host. */
+int tern_tp_local(const struct tern_boot_info *b, int r);
+
+/* 1 if only a network transport (ofi, tcp) can serve world rank r: it is
+ * not this rank, and shm does not serve it (not allowed, or another host). */
+int tern_tp_needs_network(const struct tern_boot_info *b, int r);
+
 /* The transport for world rank `peer`, or NULL if none reaches it. Valid
  * after every transport's connect(). */
 const struct tern_tp_ops *tern_tp_select(int peer);

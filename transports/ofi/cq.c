@@ -10,13 +10,11 @@
  * Failures. An operation that completes with an error, or a receive buffer
  * that cannot be posted, means the fabric or the peer is gone, or packets
  * would be lost and the job would hang: it is recorded with the peer's
- * rank and host, and unless the launcher ends the job first the rank
- * aborts it after TERN_OFI_FAIL_GRACE_MS.
+ * rank and host (transports/failure.h), and unless the launcher ends the
+ * job first the rank aborts it after TERN_OFI_FAIL_GRACE_MS.
  */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <rdma/fabric.h>
 #include <rdma/fi_endpoint.h>
@@ -32,41 +30,17 @@
 
 #define CQ_BATCH 16
 
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 void tern_ofi_peer_failed(int peer, const char *what, int fi_err)
 {
     struct ofi_state *st = &tern_ofi;
-    if (st->fail_at)
-        return;
     const char *prov = st->info->fabric_attr->prov_name;
     if (peer >= 0 && peer < st->size)
-        snprintf(st->fail_msg, sizeof st->fail_msg, "ofi (%s): %s to rank %d (host %s) "
-                 "failed: %s; that rank or its host failed, or the fabric between them",
-                 prov, what, peer, st->peers[peer].host, tern_fi.strerror(fi_err));
+        tern_tp_failure_set(&st->fail, "ofi (%s): %s to rank %d (host %s) failed: %s; that "
+                            "rank or its host failed, or the fabric between them", prov,
+                            what, peer, st->peers[peer].host, tern_fi.strerror(fi_err));
     else
-        snprintf(st->fail_msg, sizeof st->fail_msg, "ofi (%s): %s failed: %s; the "
-                 "fabric or a peer failed", prov, what, tern_fi.strerror(fi_err));
-    /* mpirun names a crashed rank better; the job ends with this line only
-     * if it does not end within the grace period. */
-    TERN_LOG(1, "%s", st->fail_msg);
-    st->fail_at = now_ms();
-}
-
-void tern_ofi_check_failure(void)
-{
-    struct ofi_state *st = &tern_ofi;
-    if (!st->fail_at || now_ms() - st->fail_at <= st->grace_ms)
-        return;
-    tern_boot_abort(1, st->fail_msg);
-    /* Returns only when the launcher cannot be reached either. */
-    tern_log("%s; the launcher cannot be reached, so this rank exits", st->fail_msg);
-    _exit(1);
+        tern_tp_failure_set(&st->fail, "ofi (%s): %s failed: %s; the fabric or a peer "
+                            "failed", prov, what, tern_fi.strerror(fi_err));
 }
 
 int tern_ofi_post_recv(struct ofi_op_ctx *c)

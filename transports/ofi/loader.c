@@ -27,13 +27,13 @@ struct tern_fi_api tern_fi;
 
 void tern_ofi_signals_save(struct ofi_signals *s)
 {
-    for (int i = 1; i < NSIG && i < (int)(sizeof s->sa / sizeof s->sa[0]); i++)
+    for (int i = 1; i < NSIG; i++)
         sigaction(i, NULL, &s->sa[i]);
 }
 
 void tern_ofi_signals_restore(const struct ofi_signals *s)
 {
-    for (int i = 1; i < NSIG && i < (int)(sizeof s->sa / sizeof s->sa[0]); i++)
+    for (int i = 1; i < NSIG; i++)
         if (i != SIGKILL && i != SIGSTOP)
             sigaction(i, &s->sa[i], NULL);
 }

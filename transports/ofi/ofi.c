@@ -81,7 +81,7 @@ static void read_tunables(void)
         "Send buffers of TERN_OFI_CHUNK bytes each rank keeps for ofi");
     st->nrecv = tern_env_long("TERN_OFI_RECV_BUFS", 64,
         "Receive buffers of TERN_OFI_CHUNK bytes each rank keeps posted for ofi");
-    st->grace_ms = tern_env_long("TERN_OFI_FAIL_GRACE_MS", 1000,
+    st->fail.grace_ms = tern_env_long("TERN_OFI_FAIL_GRACE_MS", 1000,
         "After an ofi operation to a peer fails, how long a rank waits for the "
         "launcher to end the job before it aborts the job itself");
     if (buf < 4096)
@@ -95,30 +95,6 @@ static void read_tunables(void)
         st->nsend = 2;
     if (st->nrecv < 2)
         st->nrecv = 2;
-}
-
-static int allowed(const struct tern_tp_ops *t)
-{
-    const struct tern_tp_ops *const *list;
-    int n = tern_tp_list(&list);
-    for (int i = 0; i < n; i++)
-        if (list[i] == t)
-            return 1;
-    return 0;
-}
-
-static int is_local(const struct tern_boot_info *b, int r)
-{
-    for (int i = 0; i < b->local_size; i++)
-        if (b->local_ranks[i] == r)
-            return 1;
-    return 0;
-}
-
-/* A peer that only a network transport can serve. */
-static int needs_net(const struct tern_boot_info *b, int r)
-{
-    return r != b->rank && !(allowed(&tern_shm_ops) && is_local(b, r));
 }
 
 /* The interface whose socket-provider domain to prefer: the one the tcp
@@ -198,15 +174,15 @@ static int ofi_init(const struct tern_boot_info *b)
     read_tunables();
     int any = 0, local_only = 1;
     for (int r = 0; r < b->size; r++)
-        if (needs_net(b, r)) {
+        if (tern_tp_needs_network(b, r)) {
             any = 1;
-            local_only &= is_local(b, r);
+            local_only &= tern_tp_local(b, r);
         }
     if (!any || b->singleton)
         return 0;
     st->rank = b->rank;
     st->size = b->size;
-    int required = !allowed(&tern_tcp_ops);
+    int required = !tern_tp_allowed(&tern_tcp_ops);
     const char *named = tern_ofi_named();
     char why[300];
     const char *no = try_open(b, required, named, local_only, why, sizeof why);
@@ -221,7 +197,7 @@ static int ofi_init(const struct tern_boot_info *b)
     if (!st->peers)
         return TERN_ENOMEM;
     for (int r = 0; r < b->size; r++)
-        st->peers[r].served = needs_net(b, r);
+        st->peers[r].served = tern_tp_needs_network(b, r);
     TERN_LOG(1, "ofi: provider %s, domain %s, %s%s", st->info->fabric_attr->prov_name,
              st->info->domain_attr->name, st->tagged ? "tagged sends" : "FI_MSG sends",
              st->rma.usable ? ", remote reads" : "");
@@ -259,7 +235,7 @@ static int connect_peer(int r)
     const char *mine = st->info->fabric_attr->prov_name;
     if (!same) {
         p->served = 0;
-        if (!allowed(&tern_tcp_ops)) {
+        if (!tern_tp_allowed(&tern_tcp_ops)) {
             tern_log("ofi: rank %d (host %s) uses %s, this rank (%d) %s with %zu-byte "
                      "buffers (address format %u, %s); with TERN_TRANSPORTS allowing no "
                      "tcp they cannot talk. Give the whole job one TERN_OFI_PROVIDER, "
@@ -390,7 +366,7 @@ static int ofi_progress(void)
     n += tern_ofi_deliver();
     if (n)
         st->nap_us = NAP_US;
-    tern_ofi_check_failure();
+    tern_tp_failure_check(&st->fail);
     return n;
 }
 

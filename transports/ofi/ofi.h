@@ -47,6 +47,7 @@
 #include <rdma/fabric.h>
 
 #include "tern/boot.h"
+#include "transports/failure.h"
 
 /* What precedes every packet on the wire. */
 struct ofi_frame {
@@ -110,7 +111,7 @@ int tern_ofi_load(char *err, size_t cap);
 /* Fatal-signal handlers are saved before code that may load libfabric's
  * providers (which install their own) and put back after it. */
 struct ofi_signals {
-    struct sigaction sa[65];
+    struct sigaction sa[NSIG];
 };
 void tern_ofi_signals_save(struct ofi_signals *s);
 void tern_ofi_signals_restore(const struct ofi_signals *s);
@@ -214,9 +215,7 @@ struct ofi_state {
     long nap_us;                /* The next nap without a wait object. */
     unsigned long long n_read, n_early; /* Messages read remotely, packets
                                            that arrived early. */
-    long long fail_at;          /* When an operation failed, or 0. */
-    long grace_ms;
-    char fail_msg[512];
+    struct tern_tp_failure fail; /* A failed operation, and when. */
 };
 extern struct ofi_state tern_ofi;
 
@@ -250,6 +249,5 @@ int tern_ofi_deliver(void);
 /* Records a failed operation toward peer (-1: unknown); the job ends after
  * TERN_OFI_FAIL_GRACE_MS unless the launcher ends it first. */
 void tern_ofi_peer_failed(int peer, const char *what, int fi_err);
-void tern_ofi_check_failure(void);
 
 #endif

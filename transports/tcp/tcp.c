@@ -24,6 +24,7 @@
 #include "tern/boot.h"
 #include "tern/err.h"
 #include "tern/log.h"
+#include "transports/failure.h"
 #include "transports/registry.h"
 #include "transports/tcp/tcp.h"
 #include "transports/transport.h"
@@ -60,9 +61,8 @@ static struct {
     int handshakes;          /* Connections still in their handshake. */
     unsigned ticks;
     size_t max_packet, eager_max;
-    long timeout_s, grace_ms;
-    long long fail_at;       /* When a peer was lost, or 0. */
-    char fail_msg[512];
+    long timeout_s;
+    struct tern_tp_failure fail; /* A lost peer, and when. */
     int reap;                /* Some connection is dead and not yet freed. */
     long long listen_rest;   /* The listener is out of epoll until then, or 0. */
     int nready;              /* Authenticated connections. */
@@ -78,7 +78,7 @@ static void read_tunables(void)
         "Largest message sent eagerly over TCP; larger ones wait for the receiver");
     st.timeout_s = tern_env_long("TERN_TCP_TIMEOUT", 20,
         "Seconds after which a silent TCP peer counts as lost (keepalive, user timeout)");
-    st.grace_ms = tern_env_long("TERN_TCP_FAIL_GRACE_MS", 1000,
+    st.fail.grace_ms = tern_env_long("TERN_TCP_FAIL_GRACE_MS", 1000,
         "After losing a TCP peer, how long a rank waits for the launcher to end the "
         "job before it aborts the job itself");
     if (st.max_packet < 4096)
@@ -87,31 +87,6 @@ static void read_tunables(void)
         st.max_packet = MAX_CHUNK;
     if (st.eager_max > st.max_packet - 64)
         st.eager_max = st.max_packet - 64;
-}
-
-static int is_local(const struct tern_boot_info *b, int r)
-{
-    for (int i = 0; i < b->local_size; i++)
-        if (b->local_ranks[i] == r)
-            return 1;
-    return 0;
-}
-
-/* Whether TCP must carry traffic to r: not ourselves, and not a rank that
- * shared memory serves (it is allowed and r is on this host). */
-static int needs_tcp(const struct tern_boot_info *b, int r, int shm_allowed)
-{
-    return r != b->rank && !(shm_allowed && is_local(b, r));
-}
-
-static int shm_allowed(void)
-{
-    const struct tern_tp_ops *const *list;
-    int n = tern_tp_list(&list);
-    for (int i = 0; i < n; i++)
-        if (list[i] == &tern_shm_ops)
-            return 1;
-    return 0;
 }
 
 static int epoll_add(int fd, void *ptr, uint32_t events)
@@ -124,7 +99,7 @@ static int epoll_add(int fd, void *ptr, uint32_t events)
 static const char *toward(const struct tern_boot_info *b)
 {
     for (int r = 0; r < b->size; r++)
-        if (r != b->rank && !is_local(b, r))
+        if (r != b->rank && !tern_tp_local(b, r))
             return b->store_addr;
     return NULL;
 }
@@ -132,9 +107,9 @@ static const char *toward(const struct tern_boot_info *b)
 static int tcp_init(const struct tern_boot_info *b)
 {
     read_tunables();
-    int shm = shm_allowed(), any = 0;
+    int any = 0;
     for (int r = 0; r < b->size; r++)
-        any |= needs_tcp(b, r, shm);
+        any |= tern_tp_needs_network(b, r);
     if (!any || b->singleton)
         return 0;
     st.rank = b->rank;
@@ -145,7 +120,7 @@ static int tcp_init(const struct tern_boot_info *b)
     if (!st.peers)
         return TERN_ENOMEM;
     for (int r = 0; r < b->size; r++)
-        st.peers[r].served = needs_tcp(b, r, shm);
+        st.peers[r].served = tern_tp_needs_network(b, r);
     char err[300];
     int rc = tern_net_pick(toward(b), &st.self, err, sizeof err);
     if (rc) {
@@ -236,15 +211,11 @@ static void peer_lost(int peer, const char *why)
     if (st.closing || p->lost)
         return;
     p->lost = 1;
-    if (st.fail_at)
-        return;
     char where[80];
     tern_net_format(&p->addr, where, sizeof where);
-    snprintf(st.fail_msg, sizeof st.fail_msg, "lost the TCP connection to rank %d "
-             "(host %s, %s): %s; that rank or its host failed, or the network "
-             "between them", peer, p->host, where, why);
-    TERN_LOG(1, "%s", st.fail_msg);
-    st.fail_at = tern_tcp_now_ms();
+    tern_tp_failure_set(&st.fail, "lost the TCP connection to rank %d (host %s, %s): %s; "
+                        "that rank or its host failed, or the network between them",
+                        peer, p->host, where, why);
 }
 
 static void conn_dead(struct tcp_conn *c)
@@ -513,12 +484,7 @@ static int finish_progress(void)
     }
     if (st.reap || deadlines)
         sweep(deadlines);
-    if (st.fail_at && tern_tcp_now_ms() - st.fail_at > st.grace_ms) {
-        tern_boot_abort(1, st.fail_msg);
-        /* Returns only when the launcher cannot be reached either. */
-        tern_log("%s; the launcher cannot be reached, so this rank exits", st.fail_msg);
-        _exit(1);
-    }
+    tern_tp_failure_check(&st.fail);
     return 0;
 }
 
