@@ -11,7 +11,8 @@
  *      connection). Answer READY or one ERROR line.
  *   3. Wait for START (EOF instead: exit, nothing was started).
  *   4. Fork the ranks and run the loop until every rank is reaped and its
- *      output sent, then send DONE and exit 0.
+ *      output sent, remove the shared memory that killed ranks left, then
+ *      send DONE and exit 0.
  * Whenever mpirun goes away (EOF on stdin, a failed write, or the watch
  * connection to its store breaking: hostd_watch.c) and whenever hostd gets SIGTERM, SIGINT or SIGHUP, it
  * sends SIGTERM to every rank's process group, SIGKILL after the grace
@@ -35,6 +36,7 @@
 #include "launcher/hostd.h"
 #include "launcher/spawn.h"
 #include "tern/err.h"
+#include "tern/shmname.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "0.1.0"
@@ -375,6 +377,19 @@ static void dispatch(struct hostd *d, struct hostd_ev *ev, uint32_t events)
     (void)events;
 }
 
+/* Ranks killed before they unlinked their shared-memory segment leave it
+ * behind: once every rank is reaped, remove what is left of this job's, as
+ * mpirun does on its own host. The job id is in the ranks' environment. */
+static void remove_leftover_shm(const struct hostd *d)
+{
+    if (d->job.nranks <= 0)
+        return;
+    const struct tern_hostd_rank *r = &d->job.ranks[0];
+    for (int i = 0; i < r->n_env; i++)
+        if (!strncmp(r->env[i], "TERN_JOBID=", 11))
+            tern_shmname_remove_all(r->env[i] + 11);
+}
+
 static int run(struct hostd *d)
 {
     if (setup_loop(d) || tern_hostd_spawn(d)) {
@@ -397,6 +412,7 @@ static int run(struct hostd *d)
         for (int i = 0; i < n; i++)
             dispatch(d, evs[i].data.ptr, evs[i].events);
     }
+    remove_leftover_shm(d);
     if (d->out_dead || d->in_eof)
         return d->kill_stage ? 1 : 0;
     tern_hostd_send(d, TERN_HOSTD_DONE, NULL, 0);

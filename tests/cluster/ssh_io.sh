@@ -6,7 +6,8 @@
 # reaches rank 0 when it runs on another host (from a pipe and from a file,
 # byte for byte); -x VAR, -x VAR=value and a relative --wdir mean the same
 # on every host; exit codes, signals, MPI_Abort and a missing MPI_Finalize
-# of a remote rank end the job with the message naming rank and host.
+# of a remote rank end the job with the message naming rank and host;
+# shared memory the job left is removed on every host.
 : "${TERN_TEST_TIMEOUT:=150}"
 . "${srcdir:-.}/tests/cluster/lib.sh"
 
@@ -70,6 +71,12 @@ for k in 1 2 3; do
     n=$(printf '%s\n' "$out" | grep -cx "h$k from-mpirun set $TMP/wd/sub $((k - 1))")
     [ "$n" = 2 ] || fail "-x and --wdir: expected 2 ranks on h$k with the settings, got: $out"
 done
+
+# ---- shared memory a job leaves (as ranks killed before they unlink their
+# segment do) is gone from every host when mpirun returns ----
+run_mpirun -np 6 --hostfile "$HF" sh -c 'touch "/dev/shm/tern-$(id -u)-$TERN_JOBID-left"' \
+    2>"$TMP/err" || fail "leftover shared memory: mpirun failed: $(cat "$TMP/err")"
+check_clean
 
 # ---- a remote rank's exit code, signal, MPI_Abort, missing MPI_Finalize ----
 run_mpirun -np 6 --hostfile "$HF" "$MPIPROG" exit 4 7 >/dev/null 2>"$TMP/err"
