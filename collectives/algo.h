@@ -34,8 +34,11 @@ struct tern_coll_algo {
     int (*usable)(const struct tern_coll_args *a);
 };
 
-/* select.c: the algorithm to run for a call. */
+/* select.c: the algorithm to run for a call (TERN_COLL_<NAME> first). */
 const struct tern_coll_algo *tern_coll_select(const struct tern_coll_args *a);
+/* The automatic choice alone, for a->size ranks (the phases of node-aware
+ * algorithms use it); the collective must have algorithms. */
+const struct tern_coll_algo *tern_coll_choose(const struct tern_coll_args *a);
 /* The collective's name as in the MPI call ("bcast"), for messages. */
 const char *tern_coll_kind_name(enum tern_coll_kind kind);
 
@@ -93,5 +96,11 @@ tern_coll_builder tern_coll_gatherv_linear;
 tern_coll_builder tern_coll_scatter_binomial;
 tern_coll_builder tern_coll_scatter_linear;
 tern_coll_builder tern_coll_scatterv_linear;
+
+/* Node-aware (two-level) algorithms; nodes.h has what they share. */
+tern_coll_builder tern_coll_barrier_two_level;
+tern_coll_builder tern_coll_bcast_two_level;
+tern_coll_builder tern_coll_reduce_two_level;
+tern_coll_builder tern_coll_allreduce_two_level;
 
 #endif

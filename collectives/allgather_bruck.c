@@ -19,7 +19,6 @@
  */
 #include "collectives/algo.h"
 #include "collectives/blocks.h"
-#include "libmpi/core/comm.h"
 
 /* Copies the gathered blocks from the packed buffer (blocks r, r+1, ... at
  * offsets off[0], off[1], ...) to their places, all but r's own. */
@@ -27,7 +26,7 @@ static void unrotate(struct tern_sched *s, const struct tern_coll_args *a,
                      const char *tmp, const size_t *off)
 {
     const struct tern_dtype *byte = tern_dtype_get(MPI_BYTE);
-    int p = a->comm->size, r = a->comm->rank;
+    int p = a->size, r = a->rank;
     if (a->kind == TERN_COLL_ALLGATHER) {
         /* Blocks r..p-1 and 0..r-1 are two contiguous runs of the buffer. */
         size_t n = a->rcount;
@@ -49,7 +48,7 @@ static void unrotate(struct tern_sched *s, const struct tern_coll_args *a,
 void tern_coll_allgather_bruck(struct tern_sched *s, const struct tern_coll_args *a)
 {
     const struct tern_dtype *byte = tern_dtype_get(MPI_BYTE);
-    int p = a->comm->size, r = a->comm->rank;
+    int p = a->size, r = a->rank;
     size_t *off = tern_sched_scratch(s, (size_t)(p + 1) * sizeof(*off));
     if (!off)
         return;

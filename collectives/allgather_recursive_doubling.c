@@ -14,18 +14,17 @@
  * takes that role).
  */
 #include "collectives/algo.h"
-#include "libmpi/core/comm.h"
 
 int tern_coll_allgather_recursive_doubling_usable(const struct tern_coll_args *a)
 {
-    int p = a->comm->size;
+    int p = a->size;
     return (p & (p - 1)) == 0;
 }
 
 void tern_coll_allgather_recursive_doubling(struct tern_sched *s,
                                             const struct tern_coll_args *a)
 {
-    int p = a->comm->size, r = a->comm->rank;
+    int p = a->size, r = a->rank;
     size_t n = a->rcount;
     const struct tern_dtype *dt = a->rdt;
     if (a->sbuf != MPI_IN_PLACE)

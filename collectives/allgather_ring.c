@@ -11,11 +11,10 @@
  * choice for large blocks. Any p.
  */
 #include "collectives/algo.h"
-#include "libmpi/core/comm.h"
 
 void tern_coll_allgather_ring(struct tern_sched *s, const struct tern_coll_args *a)
 {
-    int p = a->comm->size, r = a->comm->rank;
+    int p = a->size, r = a->rank;
     int right = (r + 1) % p, left = (r - 1 + p) % p;
     if (a->sbuf != MPI_IN_PLACE)
         tern_sched_copy(s, a->sbuf, a->scount, a->sdt,

@@ -16,11 +16,10 @@
  */
 #include "collectives/algo.h"
 #include "collectives/blocks.h"
-#include "libmpi/core/comm.h"
 
 void tern_coll_allgatherv_ring(struct tern_sched *s, const struct tern_coll_args *a)
 {
-    int p = a->comm->size, r = a->comm->rank;
+    int p = a->size, r = a->rank;
     int right = (r + 1) % p, left = (r - 1 + p) % p;
     if (a->sbuf != MPI_IN_PLACE) {
         struct tern_coll_block mine = tern_coll_rblock(a, r);

@@ -29,7 +29,6 @@
  * long vectors when p is not small. Any p >= 1; commutative ops only.
  */
 #include "collectives/algo.h"
-#include "libmpi/core/comm.h"
 
 /* Renumbered index -> rank. */
 static int real_rank(int v, int extra)
@@ -89,7 +88,7 @@ static void halve_double(struct tern_sched *s, const struct tern_coll_args *a,
 
 void tern_coll_allreduce_rabenseifner(struct tern_sched *s, const struct tern_coll_args *a)
 {
-    int p = a->comm->size, r = a->comm->rank;
+    int p = a->size, r = a->rank;
     size_t n = a->rcount;
     const struct tern_dtype *dt = a->rdt;
     void *buf = a->rbuf;

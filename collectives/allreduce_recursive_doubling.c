@@ -16,7 +16,6 @@
  * x0 op x1 op ... op x(p-1) with the grouping of a binary tree.
  */
 #include "collectives/algo.h"
-#include "libmpi/core/comm.h"
 
 /* Renumbered index -> rank. */
 static int real_rank(int v, int extra)
@@ -27,7 +26,7 @@ static int real_rank(int v, int extra)
 void tern_coll_allreduce_recursive_doubling(struct tern_sched *s,
                                             const struct tern_coll_args *a)
 {
-    int p = a->comm->size, r = a->comm->rank;
+    int p = a->size, r = a->rank;
     size_t n = a->rcount;
     const struct tern_dtype *dt = a->rdt;
     void *buf = a->rbuf;

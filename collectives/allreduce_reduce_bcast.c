@@ -19,11 +19,10 @@
  * (the only one allowed then), and a fallback for any op. Any p >= 1.
  */
 #include "collectives/algo.h"
-#include "libmpi/core/comm.h"
 
 void tern_coll_allreduce_reduce_bcast(struct tern_sched *s, const struct tern_coll_args *a)
 {
-    int r = a->comm->rank;
+    int r = a->rank;
     int in_place = a->sbuf == MPI_IN_PLACE;
     struct tern_coll_args ra = *a;
     ra.kind = TERN_COLL_REDUCE;
@@ -38,7 +37,8 @@ void tern_coll_allreduce_reduce_bcast(struct tern_sched *s, const struct tern_co
     tern_sched_round(s);
 
     struct tern_coll_args ba = {
-        .kind = TERN_COLL_BCAST, .comm = a->comm, .rbuf = a->rbuf,
+        .kind = TERN_COLL_BCAST, .comm = a->comm, .size = a->size, .rank = r,
+        .rbuf = a->rbuf,
         .rcount = a->rcount, .rdt = a->rdt, .root = 0,
     };
     const struct tern_coll_algo *bcast = tern_coll_select(&ba);

@@ -22,7 +22,6 @@
  * order starting at a different rank).
  */
 #include "collectives/algo.h"
-#include "libmpi/core/comm.h"
 
 /* Chunk c of a buffer of n elements; its length is clen(n, p, c). */
 static void *chunk(const void *buf, size_t n, int p, int c, const struct tern_dtype *dt)
@@ -37,7 +36,7 @@ static size_t clen(size_t n, int p, int c)
 
 void tern_coll_allreduce_ring(struct tern_sched *s, const struct tern_coll_args *a)
 {
-    int p = a->comm->size, r = a->comm->rank;
+    int p = a->size, r = a->rank;
     int right = (r + 1) % p, left = (r - 1 + p) % p;
     size_t n = a->rcount;
     const struct tern_dtype *dt = a->rdt;

@@ -22,7 +22,6 @@
  * buffer in step 1, before anything is written there.
  */
 #include "collectives/algo.h"
-#include "libmpi/core/comm.h"
 
 /* Copies the runs of blocks with bit k set between tmp and a packed
  * message buffer (into msg when `pack`, out of it otherwise). */
@@ -50,7 +49,7 @@ static int blocks_with_bit(int k, int p)
 void tern_coll_alltoall_bruck(struct tern_sched *s, const struct tern_coll_args *a)
 {
     const struct tern_dtype *byte = tern_dtype_get(MPI_BYTE);
-    int p = a->comm->size, r = a->comm->rank;
+    int p = a->size, r = a->rank;
     size_t bb = a->rcount * a->rdt->size;
     int most = 0;
     for (int k = 1; k < p; k <<= 1)

@@ -18,14 +18,13 @@
  */
 #include "collectives/algo.h"
 #include "collectives/blocks.h"
-#include "libmpi/core/comm.h"
 
 /* Packs every block of the input but this rank's own into one scratch
  * buffer; save[j] is where block j went. */
 static char **save_input(struct tern_sched *s, const struct tern_coll_args *a)
 {
     const struct tern_dtype *byte = tern_dtype_get(MPI_BYTE);
-    int p = a->comm->size, r = a->comm->rank;
+    int p = a->size, r = a->rank;
     char **save = tern_sched_scratch(s, (size_t)p * sizeof(*save));
     size_t total = 0;
     for (int j = 0; j < p; j++)
@@ -47,7 +46,7 @@ static char **save_input(struct tern_sched *s, const struct tern_coll_args *a)
 void tern_coll_alltoall_linear(struct tern_sched *s, const struct tern_coll_args *a)
 {
     const struct tern_dtype *byte = tern_dtype_get(MPI_BYTE);
-    int p = a->comm->size, r = a->comm->rank;
+    int p = a->size, r = a->rank;
     char **save = NULL;
     if (a->sbuf == MPI_IN_PLACE) {
         if (!(save = save_input(s, a)))

@@ -25,7 +25,6 @@
  */
 #include "collectives/algo.h"
 #include "collectives/blocks.h"
-#include "libmpi/core/comm.h"
 
 /* Rank r's partner in round k of the tournament (r itself when it rests). */
 static int tournament_peer(int r, int k, int p)
@@ -40,7 +39,7 @@ static int tournament_peer(int r, int k, int p)
 static void in_place(struct tern_sched *s, const struct tern_coll_args *a)
 {
     const struct tern_dtype *byte = tern_dtype_get(MPI_BYTE);
-    int p = a->comm->size, r = a->comm->rank;
+    int p = a->size, r = a->rank;
     size_t most = 0;
     for (int j = 0; j < p; j++) {
         size_t b = tern_coll_block_bytes(tern_coll_rblock(a, j));
@@ -63,7 +62,7 @@ static void in_place(struct tern_sched *s, const struct tern_coll_args *a)
 
 void tern_coll_alltoall_pairwise(struct tern_sched *s, const struct tern_coll_args *a)
 {
-    int p = a->comm->size, r = a->comm->rank;
+    int p = a->size, r = a->rank;
     if (a->sbuf == MPI_IN_PLACE) {
         in_place(s, a);
         return;

@@ -11,12 +11,11 @@
  * not.
  */
 #include "collectives/algo.h"
-#include "libmpi/core/comm.h"
 
 void tern_coll_barrier_dissemination(struct tern_sched *s, const struct tern_coll_args *a)
 {
     const struct tern_dtype *byte = tern_dtype_get(MPI_BYTE);
-    int p = a->comm->size, r = a->comm->rank;
+    int p = a->size, r = a->rank;
     for (int dist = 1; dist < p; dist <<= 1) {
         tern_sched_recv(s, NULL, 0, byte, (r - dist + p) % p);
         tern_sched_send(s, NULL, 0, byte, (r + dist) % p);

@@ -12,11 +12,10 @@
  * algorithm, which moves about 2n per rank, wins.
  */
 #include "collectives/algo.h"
-#include "libmpi/core/comm.h"
 
 void tern_coll_bcast_binomial(struct tern_sched *s, const struct tern_coll_args *a)
 {
-    int p = a->comm->size, r = a->comm->rank;
+    int p = a->size, r = a->rank;
     int v = (r - a->root + p) % p;
     int mask = 1;
     while (mask < p) {

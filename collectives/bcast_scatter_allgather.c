@@ -25,7 +25,6 @@
  * p >= 1.
  */
 #include "collectives/algo.h"
-#include "libmpi/core/comm.h"
 
 /* How the buffer is cut: `units` units of type `dt` starting at `base`. */
 struct pieces {
@@ -62,12 +61,12 @@ static void xfer(struct tern_sched *s, const struct pieces *pc, int first, int e
 /* The rank `v` places after the root. */
 static int real(const struct tern_coll_args *a, int v)
 {
-    return (v + a->root) % a->comm->size;
+    return (v + a->root) % a->size;
 }
 
 void tern_coll_bcast_scatter_allgather(struct tern_sched *s, const struct tern_coll_args *a)
 {
-    int p = a->comm->size, r = a->comm->rank;
+    int p = a->size, r = a->rank;
     if (p == 1 || a->rcount == 0 || a->rdt->size == 0)
         return;
     const struct tern_dtype *byte = tern_dtype_get(MPI_BYTE);

@@ -23,8 +23,11 @@ static void keep_objects(struct tern_sched *s, const struct tern_coll_args *a)
     tern_sched_keep_op(s, a->op);
 }
 
-int tern_coll_run(const struct tern_coll_args *a, struct tern_request **req)
+int tern_coll_run(const struct tern_coll_args *call, struct tern_request **req)
 {
+    struct tern_coll_args whole = *call, *a = &whole;
+    whole.size = call->comm->size;
+    whole.rank = call->comm->rank;
     const struct tern_coll_algo *algo = tern_coll_select(a);
     if (!algo)
         return TERN_ENOTSUP;

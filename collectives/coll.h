@@ -64,6 +64,12 @@ enum tern_coll_kind {
 struct tern_coll_args {
     enum tern_coll_kind kind;
     struct tern_comm *comm;
+    /* The ranks taking part and this rank's index among them: the
+     * communicator's size and rank (tern_coll_run sets them), or a subset's
+     * while a node-aware algorithm runs one of its phases (sched.h, view).
+     * The arrays of the v and w forms stay indexed by communicator rank,
+     * so only collectives without them run as phases. */
+    int size, rank;
     const void *sbuf;
     void *rbuf;
     size_t scount, rcount;
@@ -75,8 +81,10 @@ struct tern_coll_args {
     int root;
 };
 
-/* Runs a collective: blocking when req is NULL, else *req is the request of
- * the nonblocking call. TERN_ENOTSUP if the collective has no algorithm. */
+/* Runs a collective over the whole communicator (a->size and a->rank are
+ * ignored and taken from a->comm): blocking when req is NULL, else *req is
+ * the request of the nonblocking call. TERN_ENOTSUP if the collective has
+ * no algorithm. */
 int tern_coll_run(const struct tern_coll_args *a, struct tern_request **req);
 
 /* Reads TERN_COLL_<NAME> for every collective (at MPI_Init; tern-info). */

@@ -20,14 +20,13 @@
  * long vectors when p > 2. Any p >= 1, any op.
  */
 #include "collectives/algo.h"
-#include "libmpi/core/comm.h"
 
 /* Bytes per segment, as for Scan's chain (collectives/scan_chain.c). */
 #define SEG_BYTES (256 * 1024)
 
 void tern_coll_exscan_chain(struct tern_sched *s, const struct tern_coll_args *a)
 {
-    int p = a->comm->size, r = a->comm->rank;
+    int p = a->size, r = a->rank;
     size_t n = a->rcount;
     const struct tern_dtype *dt = a->rdt;
     void *buf = a->rbuf;

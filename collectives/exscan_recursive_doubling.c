@@ -23,7 +23,6 @@
  * choice for short vectors. Any p >= 1, any op.
  */
 #include "collectives/algo.h"
-#include "libmpi/core/comm.h"
 
 static int pairs_later(int r, int mask, int p)
 {
@@ -35,7 +34,7 @@ static int pairs_later(int r, int mask, int p)
 
 void tern_coll_exscan_recursive_doubling(struct tern_sched *s, const struct tern_coll_args *a)
 {
-    int p = a->comm->size, r = a->comm->rank;
+    int p = a->size, r = a->rank;
     size_t n = a->rcount;
     const struct tern_dtype *dt = a->rdt;
     void *buf = a->rbuf;

@@ -22,7 +22,6 @@
  * latency dominates, and the linear algorithm for large ones. Any p >= 1.
  */
 #include "collectives/algo.h"
-#include "libmpi/core/comm.h"
 
 static int min_int(int x, int y)
 {
@@ -32,7 +31,7 @@ static int min_int(int x, int y)
 /* A non-root rank v: relays its subtree's blocks to its parent. */
 static void relay(struct tern_sched *s, const struct tern_coll_args *a, int v)
 {
-    int p = a->comm->size, low = v & -v, m = min_int(low, p - v);
+    int p = a->size, low = v & -v, m = min_int(low, p - v);
     int parent = (v - low + a->root) % p;
     if (m == 1) {
         tern_sched_send(s, a->sbuf, a->scount, a->sdt, parent);
@@ -55,7 +54,7 @@ static void relay(struct tern_sched *s, const struct tern_coll_args *a, int v)
 /* The root: receives every child's blocks into recvbuf. */
 static void collect(struct tern_sched *s, const struct tern_coll_args *a)
 {
-    int p = a->comm->size, root = a->root;
+    int p = a->size, root = a->root;
     size_t rc = a->rcount, bsz = rc * a->rdt->size;
     const struct tern_dtype *byte = tern_dtype_get(MPI_BYTE);
     if (a->sbuf != MPI_IN_PLACE)
@@ -90,7 +89,7 @@ static void collect(struct tern_sched *s, const struct tern_coll_args *a)
 
 void tern_coll_gather_binomial(struct tern_sched *s, const struct tern_coll_args *a)
 {
-    int p = a->comm->size, r = a->comm->rank;
+    int p = a->size, r = a->rank;
     if (r == a->root) {
         if (a->rcount * a->rdt->size > 0)
             collect(s, a);

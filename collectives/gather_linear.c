@@ -13,11 +13,10 @@
  * large. Any p >= 1.
  */
 #include "collectives/algo.h"
-#include "libmpi/core/comm.h"
 
 void tern_coll_gather_linear(struct tern_sched *s, const struct tern_coll_args *a)
 {
-    int p = a->comm->size, r = a->comm->rank;
+    int p = a->size, r = a->rank;
     if (r != a->root) {
         if (a->scount * a->sdt->size > 0)
             tern_sched_send(s, a->sbuf, a->scount, a->sdt, a->root);

@@ -31,7 +31,6 @@
  * Any p >= 1, any op.
  */
 #include "collectives/algo.h"
-#include "libmpi/core/comm.h"
 
 /* The tree's layout at this rank. */
 struct tree {
@@ -79,7 +78,7 @@ static const void *combine(struct tern_sched *s, const struct tern_coll_args *a,
 
 void tern_coll_reduce_binomial(struct tern_sched *s, const struct tern_coll_args *a)
 {
-    int p = a->comm->size, r = a->comm->rank;
+    int p = a->size, r = a->rank;
     size_t n = a->rcount;
     const struct tern_dtype *dt = a->rdt;
     if (n == 0 || dt->size == 0)

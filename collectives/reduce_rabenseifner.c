@@ -29,7 +29,6 @@
  * this wins for long vectors. Any p >= 1; blocks may be empty when n < q.
  */
 #include "collectives/algo.h"
-#include "libmpi/core/comm.h"
 
 struct rab {
     struct tern_sched *s;
@@ -90,7 +89,7 @@ static void absorb(struct rab *x, size_t lo, size_t hi, int peer)
 
 void tern_coll_reduce_rabenseifner(struct tern_sched *s, const struct tern_coll_args *a)
 {
-    int p = a->comm->size, r = a->comm->rank;
+    int p = a->size, r = a->rank;
     struct rab x = { .s = s, .a = a, .p = p, .q = 1, .n = a->rcount, .dt = a->rdt };
     if (x.n == 0 || x.dt->size == 0)
         return;

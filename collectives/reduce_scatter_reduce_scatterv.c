@@ -24,7 +24,6 @@
  * cost more than 2 log2 p. Any p >= 1, any op.
  */
 #include "collectives/algo.h"
-#include "libmpi/core/comm.h"
 
 static size_t block(const struct tern_coll_args *a, int i)
 {
@@ -36,7 +35,7 @@ static size_t block(const struct tern_coll_args *a, int i)
 static void scatter_down(struct tern_sched *s, const struct tern_coll_args *a,
                          const size_t *off, const void *vec, int v, int top)
 {
-    int p = a->comm->size;
+    int p = a->size;
     const struct tern_dtype *dt = a->rdt;
     tern_sched_copy(s, vec, block(a, v), dt, a->rbuf, block(a, v), dt);
     for (int mask = top; mask > 0; mask >>= 1) {
@@ -51,7 +50,7 @@ static void scatter_down(struct tern_sched *s, const struct tern_coll_args *a,
 void tern_coll_reduce_scatter_reduce_scatterv(struct tern_sched *s,
                                               const struct tern_coll_args *a)
 {
-    int p = a->comm->size, r = a->comm->rank;
+    int p = a->size, r = a->rank;
     const struct tern_dtype *dt = a->rdt;
     const void *in = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
     if (p == 1) {
@@ -68,7 +67,7 @@ void tern_coll_reduce_scatter_reduce_scatterv(struct tern_sched *s,
     size_t total = off[p];
 
     struct tern_coll_args ra = {
-        .kind = TERN_COLL_REDUCE, .comm = a->comm, .sbuf = in,
+        .kind = TERN_COLL_REDUCE, .comm = a->comm, .size = p, .rank = r, .sbuf = in,
         .scount = total, .rcount = total, .sdt = dt, .rdt = dt, .op = a->op, .root = 0,
     };
     if (r == 0)

@@ -21,7 +21,6 @@
  * p: the choice for long vectors. Any p >= 1; commutative ops only.
  */
 #include "collectives/algo.h"
-#include "libmpi/core/comm.h"
 
 /* Block i's element count. */
 static size_t block(const struct tern_coll_args *a, int i)
@@ -31,7 +30,7 @@ static size_t block(const struct tern_coll_args *a, int i)
 
 void tern_coll_reduce_scatter_ring(struct tern_sched *s, const struct tern_coll_args *a)
 {
-    int p = a->comm->size, r = a->comm->rank;
+    int p = a->size, r = a->rank;
     int right = (r + 1) % p, left = (r - 1 + p) % p;
     const struct tern_dtype *dt = a->rdt;
     int in_place = a->sbuf == MPI_IN_PLACE;

@@ -19,7 +19,6 @@
  * choice for long vectors when p > 2. Any p >= 1, any op.
  */
 #include "collectives/algo.h"
-#include "libmpi/core/comm.h"
 
 /* Bytes per segment: each segment costs a round of the schedule (a wait,
  * and on a host with more ranks than cores a context switch), so segments
@@ -32,7 +31,7 @@
 
 void tern_coll_scan_chain(struct tern_sched *s, const struct tern_coll_args *a)
 {
-    int p = a->comm->size, r = a->comm->rank;
+    int p = a->size, r = a->rank;
     size_t n = a->rcount;
     const struct tern_dtype *dt = a->rdt;
     void *buf = a->rbuf;

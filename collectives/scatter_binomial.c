@@ -22,7 +22,6 @@
  * p >= 1.
  */
 #include "collectives/algo.h"
-#include "libmpi/core/comm.h"
 
 static int min_int(int x, int y)
 {
@@ -32,7 +31,7 @@ static int min_int(int x, int y)
 /* The root: sends every child its subtree's blocks. */
 static void distribute(struct tern_sched *s, const struct tern_coll_args *a)
 {
-    int p = a->comm->size, root = a->root;
+    int p = a->size, root = a->root;
     size_t sc = a->scount, bsz = sc * a->sdt->size;
     const struct tern_dtype *byte = tern_dtype_get(MPI_BYTE);
     if (a->rbuf != MPI_IN_PLACE)
@@ -64,7 +63,7 @@ static void distribute(struct tern_sched *s, const struct tern_coll_args *a)
  * children's. */
 static void pass_on(struct tern_sched *s, const struct tern_coll_args *a, int v)
 {
-    int p = a->comm->size, low = v & -v, m = min_int(low, p - v);
+    int p = a->size, low = v & -v, m = min_int(low, p - v);
     int parent = (v - low + a->root) % p;
     if (m == 1) {
         tern_sched_recv(s, a->rbuf, a->rcount, a->rdt, parent);
@@ -87,7 +86,7 @@ static void pass_on(struct tern_sched *s, const struct tern_coll_args *a, int v)
 
 void tern_coll_scatter_binomial(struct tern_sched *s, const struct tern_coll_args *a)
 {
-    int p = a->comm->size, r = a->comm->rank;
+    int p = a->size, r = a->rank;
     if (r == a->root) {
         if (a->scount * a->sdt->size > 0)
             distribute(s, a);

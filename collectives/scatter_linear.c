@@ -12,11 +12,10 @@
  * so it beats the binomial tree once blocks are large. Any p >= 1.
  */
 #include "collectives/algo.h"
-#include "libmpi/core/comm.h"
 
 void tern_coll_scatter_linear(struct tern_sched *s, const struct tern_coll_args *a)
 {
-    int p = a->comm->size, r = a->comm->rank;
+    int p = a->size, r = a->rank;
     if (r != a->root) {
         if (a->rcount * a->rdt->size > 0)
             tern_sched_recv(s, a->rbuf, a->rcount, a->rdt, a->root);

@@ -13,11 +13,10 @@
  * N scattered bytes, nothing copied on the way. Any p >= 1.
  */
 #include "collectives/algo.h"
-#include "libmpi/core/comm.h"
 
 void tern_coll_scatterv_linear(struct tern_sched *s, const struct tern_coll_args *a)
 {
-    int p = a->comm->size, r = a->comm->rank;
+    int p = a->size, r = a->rank;
     if (r != a->root) {
         if (a->rcount * a->rdt->size > 0)
             tern_sched_recv(s, a->rbuf, a->rcount, a->rdt, a->root);

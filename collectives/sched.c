@@ -141,7 +141,8 @@ void tern_sched_send(struct tern_sched *s, const void *buf, size_t count,
 {
     struct tern_step *st = add(s, TERN_STEP_SEND);
     if (st)
-        *st = (struct tern_step){ .kind = TERN_STEP_SEND, .peer = peer, .src = buf,
+        *st = (struct tern_step){ .kind = TERN_STEP_SEND,
+                                  .peer = s->view ? s->view[peer] : peer, .src = buf,
                                   .count = count, .dt = dt };
 }
 
@@ -150,8 +151,14 @@ void tern_sched_recv(struct tern_sched *s, void *buf, size_t count,
 {
     struct tern_step *st = add(s, TERN_STEP_RECV);
     if (st)
-        *st = (struct tern_step){ .kind = TERN_STEP_RECV, .peer = peer, .dst = buf,
+        *st = (struct tern_step){ .kind = TERN_STEP_RECV,
+                                  .peer = s->view ? s->view[peer] : peer, .dst = buf,
                                   .count = count, .dt = dt };
+}
+
+void tern_sched_view(struct tern_sched *s, const int *ranks)
+{
+    s->view = ranks;
 }
 
 void tern_sched_copy(struct tern_sched *s, const void *src, size_t count,

@@ -71,6 +71,7 @@ struct tern_sched {
     uint32_t ctx;
     int tag;
     int error;                      /* First error, building or running. */
+    const int *view;                /* See tern_sched_view(). */
 
     struct tern_step *steps;        /* All steps, rounds back to back. */
     int nsteps, cap;
@@ -113,6 +114,14 @@ void tern_sched_copy(struct tern_sched *s, const void *src, size_t count,
 void tern_sched_reduce(struct tern_sched *s, const void *in, void *inout,
                        size_t count, const struct tern_dtype *dt,
                        const struct tern_op *op);
+
+/* While building: with `ranks` not NULL, the peers that the following
+ * sends and receives name are indexes into ranks[] (which holds ranks of
+ * the communicator), so a node-aware algorithm can run an algorithm written
+ * for a whole communicator over a subset of its ranks; NULL ends that. The
+ * array is read as the steps are added, so it need only live while the
+ * schedule is built. */
+void tern_sched_view(struct tern_sched *s, const int *ranks);
 
 /* Ends the current round; the next steps belong to the next one. */
 void tern_sched_round(struct tern_sched *s);

@@ -63,7 +63,7 @@ void tern_plan_free(struct tern_plan *plan);
 /* The environment additions for one rank, as a NULL-terminated array of
  * malloc'ed "NAME=value" strings: -x settings (a bare -x VAR takes mpirun's
  * value), the TERN_* wire-up variables (rank, size, local rank and size,
- * the local rank list, node rank, job id, store address, job secret), and
+ * the local rank list, node rank, node map, job id, store address, job secret), and
  * the OMPI_COMM_WORLD_* / PMI_* aliases tools look for. */
 char **tern_rank_env(const struct tern_job *job, int rank);
 void tern_rank_env_free(char **env);

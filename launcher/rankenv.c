@@ -11,7 +11,9 @@
  *   TERN_RANK, TERN_SIZE, TERN_JOBID, TERN_KVS_ADDR, TERN_JOB_SECRET,
  *   TERN_LOCAL_RANK, TERN_LOCAL_SIZE, TERN_LOCAL_RANKS (the world ranks on
  *   the rank's host, in local-rank order), TERN_NODE_RANK (the host's index
- *   in the plan), and the aliases tools look for: OMPI_COMM_WORLD_RANK,
+ *   in the plan), TERN_NODE_MAP (the host index of every world rank, as
+ *   runs "host*count" in rank order: "0*2,1*2,2*2" for 2 ranks on each of
+ *   3 hosts; node-aware collectives read it), and the aliases tools look for: OMPI_COMM_WORLD_RANK,
  *   _SIZE, _LOCAL_RANK, _LOCAL_SIZE, _NODE_RANK (Open MPI's node rank is the
  *   rank among the processes on the node, so it equals the local rank),
  *   PMI_RANK, PMI_SIZE, MPI_LOCALRANKID and MPI_LOCALNRANKS (MPICH's).
@@ -114,14 +116,35 @@ static char *rank_list(const struct tern_host *h)
     return s;
 }
 
+/* "0*2,1*2": the host index of every world rank, run-length encoded. */
+static char *node_map(const struct tern_plan *p)
+{
+    size_t cap = (size_t)p->np * 24 + 1, len = 0;
+    char *s = malloc(cap);
+    if (!s)
+        return NULL;
+    s[0] = '\0';
+    for (int r = 0; r < p->np;) {
+        int run = 1;
+        while (r + run < p->np && p->host_of[r + run] == p->host_of[r])
+            run++;
+        len += (size_t)snprintf(s + len, cap - len, r ? ",%d*%d" : "%d*%d",
+                                p->host_of[r], run);
+        r += run;
+    }
+    return s;
+}
+
 /* Layer 3: the wire-up variables and their aliases. */
 static void wireup_vars(struct envb *b, const struct tern_job *job, int rank)
 {
     const struct tern_plan *p = &job->plan;
     int node = p->host_of[rank], lrank = p->local_rank[rank];
     const struct tern_host *h = &p->hl.hosts[node];
-    char *list = rank_list(h);
-    if (!list) {
+    char *list = rank_list(h), *map = node_map(p);
+    if (!list || !map) {
+        free(list);
+        free(map);
         b->oom = 1;
         return;
     }
@@ -131,6 +154,7 @@ static void wireup_vars(struct envb *b, const struct tern_job *job, int rank)
     env_int(b, "TERN_LOCAL_SIZE", h->nranks);
     env_set(b, "TERN_LOCAL_RANKS", 16, list);
     env_int(b, "TERN_NODE_RANK", node);
+    env_set(b, "TERN_NODE_MAP", 13, map);
     env_set(b, "TERN_JOBID", 10, job->jobid);
     env_set(b, "TERN_KVS_ADDR", 13, job->kvs_addr);
     env_set(b, "TERN_JOB_SECRET", 15, job->secret_hex);
@@ -144,6 +168,7 @@ static void wireup_vars(struct envb *b, const struct tern_job *job, int rank)
     env_int(b, "MPI_LOCALRANKID", lrank);
     env_int(b, "MPI_LOCALNRANKS", h->nranks);
     free(list);
+    free(map);
 }
 
 char **tern_rank_env(const struct tern_job *job, int rank)

@@ -36,6 +36,8 @@ struct tern_boot_info {
     int *local_ranks;  /* World ranks on this host, in local-rank order
                           (TERN_LOCAL_RANKS, "0,1,2"); owned by boot. */
     int node_rank;     /* Index of this host in the job (TERN_NODE_RANK). */
+    int *node_of;      /* node_of[r]: the host index of world rank r
+                          (TERN_NODE_MAP, "0*2,1*2"); owned by boot. */
     int singleton;     /* 1 when started without mpirun. */
     char jobid[64];    /* Unique job id (TERN_JOBID), safe in file names. */
     char hostname[TERN_HOSTNAME_MAX];

@@ -39,6 +39,7 @@ static int sock = -1;
 static int singleton;
 static struct entry *table;
 static int *local_ranks;
+static int *node_of;
 static unsigned char secret[TERN_AUTH_SECRET_LEN];
 
 /* The job secret, for other TCP connections of this rank (rank-rank
@@ -80,6 +81,37 @@ static int parse_local_ranks(struct tern_boot_info *info)
     return 0;
 }
 
+/* TERN_NODE_MAP: runs "host*count" covering every world rank in order,
+ * consistent with this rank's own host and its host's rank list. */
+static int parse_node_map(struct tern_boot_info *info)
+{
+    const char *s = getenv("TERN_NODE_MAP");
+    node_of = calloc((size_t)info->size, sizeof *node_of);
+    if (!node_of || !s)
+        return node_of ? TERN_EINVAL : TERN_ENOMEM;
+    int r = 0;
+    while (*s) {
+        char *end;
+        long node = strtol(s, &end, 10), count = 0;
+        if (end != s && *end == '*')
+            count = strtol(end + 1, &end, 10);
+        if (node < 0 || node >= info->size || count < 1 || count > info->size - r ||
+            (*end != ',' && *end != '\0'))
+            return TERN_EINVAL;
+        while (count--)
+            node_of[r++] = (int)node;
+        s = *end ? end + 1 : end;
+    }
+    if (r != info->size || node_of[info->rank] != info->node_rank)
+        return TERN_EINVAL;
+    for (int i = 0; i < info->local_size; i++)
+        if (local_ranks[i] < 0 || local_ranks[i] >= info->size ||
+            node_of[local_ranks[i]] != info->node_rank)
+            return TERN_EINVAL;
+    info->node_of = node_of;
+    return 0;
+}
+
 static int read_env(struct tern_boot_info *info)
 {
     const char *names[] = { "TERN_RANK", "TERN_SIZE", "TERN_LOCAL_RANK",
@@ -97,8 +129,8 @@ static int read_env(struct tern_boot_info *info)
     const char *jobid = getenv("TERN_JOBID");
     snprintf(info->jobid, sizeof info->jobid, "%s", jobid ? jobid : "unknown");
     if (info->rank >= info->size || info->local_rank >= info->local_size ||
-        parse_local_ranks(info)) {
-        tern_log("TERN_RANK/TERN_LOCAL_* are inconsistent; start MPI programs "
+        parse_local_ranks(info) || parse_node_map(info)) {
+        tern_log("TERN_RANK/TERN_LOCAL_*/TERN_NODE_MAP are inconsistent; start MPI programs "
                  "with Tern's mpirun");
         return TERN_EINVAL;
     }
@@ -152,9 +184,11 @@ static int init_singleton(struct tern_boot_info *info)
     info->size = info->local_size = 1;
     info->singleton = 1;
     local_ranks = calloc(1, sizeof *local_ranks);
-    if (!local_ranks)
+    node_of = calloc(1, sizeof *node_of);
+    if (!local_ranks || !node_of)
         return TERN_ENOMEM;
     info->local_ranks = local_ranks;
+    info->node_of = node_of;
     if (tern_auth_random(rnd, sizeof rnd))
         return TERN_EIO;
     tern_auth_hex(rnd, sizeof rnd, hex);
@@ -392,6 +426,8 @@ int tern_boot_finalize(void)
     }
     free(local_ranks);
     local_ranks = NULL;
+    free(node_of);
+    node_of = NULL;
     singleton = 0;
     return rc;
 }

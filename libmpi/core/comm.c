@@ -74,6 +74,7 @@ static void destroy(struct tern_comm *c)
     tern_attr_drop_all(&c->attrs);
     tern_group_release(c->group);
     tern_errh_release(c->errh);
+    free(c->nodes);
     c->magic = TERN_MAGIC_DEAD;
     free(c);
 }
@@ -126,6 +127,9 @@ void tern_comm_finalize(void)
     self.magic = 0;
     world.group = self.group = NULL;
     world.world = self.world = NULL;
+    free(world.nodes);
+    free(self.nodes);
+    world.nodes = self.nodes = NULL;
     tern_group_finalize();
     tern_attr_finalize();
 }

@@ -56,6 +56,7 @@
 
 struct tern_errhandler;
 struct tern_group;
+struct tern_coll_nodes;
 
 #define TERN_CTX_STEP 3   /* Context ids each new communicator takes. */
 
@@ -76,6 +77,9 @@ struct tern_comm {
     struct tern_attr_list attrs;
     struct tern_comm *prev, *next;  /* Live (or graveyard) list. */
     int where;                      /* Which of the two lists, if any. */
+    /* The host layout of collectives/nodes.h, computed on first use: one
+     * allocation, freed with the communicator. */
+    struct tern_coll_nodes *nodes;
 };
 
 /* Sets up the predefined communicators from the world rank and size. */

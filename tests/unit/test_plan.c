@@ -276,6 +276,7 @@ static void test_rank_env(void)
     expect_var(env, "TERN_LOCAL_SIZE", "2");
     expect_var(env, "TERN_LOCAL_RANKS", "1,3");
     expect_var(env, "TERN_NODE_RANK", "1");
+    expect_var(env, "TERN_NODE_MAP", "0*1,1*1,0*1,1*1");
     expect_var(env, "TERN_JOBID", "77-abc");
     expect_var(env, "TERN_KVS_ADDR", "127.0.0.1:4242");
     expect_var(env, "TERN_JOB_SECRET", "00ff");
@@ -298,7 +299,7 @@ static void test_rank_env(void)
     /* Anything else is a TERN_* variable of ours, with our value. */
     static const char *set[] = {
         "TERN_RANK", "TERN_SIZE", "TERN_LOCAL_RANK", "TERN_LOCAL_SIZE",
-        "TERN_LOCAL_RANKS", "TERN_NODE_RANK", "TERN_JOBID", "TERN_KVS_ADDR",
+        "TERN_LOCAL_RANKS", "TERN_NODE_RANK", "TERN_NODE_MAP", "TERN_JOBID", "TERN_KVS_ADDR",
         "TERN_JOB_SECRET", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
         "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE",
         "OMPI_COMM_WORLD_NODE_RANK", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID",

@@ -1,0 +1,64 @@
+/*
+ * Where a communicator's ranks live, for the node-aware (two-level)
+ * algorithms: which host each rank is on, each host's leader, and the
+ * ranks that share this rank's host.
+ *
+ * A two-level algorithm works in phases: the ranks of each host among
+ * themselves (over shared memory), then one rank per host (the leaders,
+ * over the network), then each host again. Each phase runs an ordinary
+ * algorithm, written for a whole communicator, over a subset of the ranks
+ * through the schedule's view (sched.h): tern_coll_phase() below.
+ *
+ * The layout comes from the launcher's node map (TERN_NODE_MAP, the host of
+ * every world rank), so computing it takes no messages. Hosts are numbered
+ * in the order of their lowest rank in the communicator, and a host's
+ * leader is its lowest rank; rooted collectives put the root in its host's
+ * place among the leaders (tern_coll_leaders).
+ */
+#ifndef TERN_COLLECTIVES_NODES_H
+#define TERN_COLLECTIVES_NODES_H
+
+#include "collectives/algo.h"
+
+struct tern_comm;
+
+struct tern_coll_nodes {
+    int nnodes;         /* Hosts the communicator spans. */
+    int node;           /* This rank's host, 0 .. nnodes - 1. */
+    int nlocal, lrank;  /* Ranks on this host; this rank's index among them. */
+    int max_local;      /* The most ranks of the communicator on one host. */
+    int *node_of;       /* [size]: the host of each rank. */
+    int *leader;        /* [nnodes]: the lowest rank of each host. */
+    int *local;         /* [nlocal]: the ranks on this host, ascending. */
+};
+
+/* The layout of comm, computed on first use and kept with the
+ * communicator (one allocation, freed with it); NULL if memory runs out. */
+const struct tern_coll_nodes *tern_coll_nodes(struct tern_comm *comm);
+
+/* Whether a two-level algorithm can run this call and differs from a flat
+ * one: the call covers the whole communicator (not a phase of another
+ * two-level call), which spans two hosts or more and has two ranks or more
+ * on one of them. */
+int tern_coll_two_level_usable(const struct tern_coll_args *a);
+
+/* The leaders for a call rooted at `root`: leader[] with the root in its
+ * host's place (scratch of the schedule; NULL if memory runs out). */
+int *tern_coll_leaders(struct tern_sched *s, const struct tern_coll_nodes *nd, int root);
+
+/* The index in nd->local of this host's rank that takes part in the
+ * leaders' phase of a call rooted at `root`: the root on its own host, the
+ * leader (index 0) elsewhere. */
+int tern_coll_local_root(const struct tern_coll_nodes *nd, int root);
+
+/* Adds the steps of builder b run over the ranks view[0 .. n - 1] of the
+ * communicator, this rank being view[me]; with b NULL, of the algorithm
+ * that the automatic selection picks for n ranks (tern_coll_choose). sub
+ * holds the call's arguments for the phase (its root an index into view;
+ * size and rank are set here). The phase's first steps join the current
+ * round: a phase that uses what the previous one received or computed
+ * must follow a tern_sched_round(). */
+void tern_coll_phase(struct tern_sched *s, struct tern_coll_args *sub, const int *view,
+                     int n, int me, tern_coll_builder *b);
+
+#endif
