@@ -3,7 +3,8 @@
 # Reduce and Allreduce are forced to two_level (TERN_COLL_<NAME>=two_level)
 # and checked by the collective test programs of tests/mpi (every size,
 # type, op, root, in-place form, split and duplicated communicators,
-# nonblocking calls), with the ranks placed
+# nonblocking calls, mismatched counts giving errors and not hangs), with
+# the ranks placed
 #   - 2 per host in blocks (ranks 0-1 on h1, 2-3 on h2, 4-5 on h3);
 #   - 3, 2 and 2 per host round-robin (--map-by node: ranks 0, 3, 6 on h1),
 #     so a host's ranks are not neighbours and hosts differ in size.
@@ -23,7 +24,8 @@ run_layout() {
     local label=$1 prog args out
     shift
     for prog in coll_suite_reduce coll_suite_rooted coll_suite_comms coll_suite_nb \
-                coll_all_algos coll_errors "coll_rooted_algos 256K" "coll_reduce_algos 256K"; do
+                coll_all_algos coll_errors coll_suite_mismatch "coll_rooted_algos 256K" \
+                "coll_reduce_algos 256K"; do
         args=${prog#* }
         [ "$args" = "$prog" ] && args=
         prog=${prog%% *}
