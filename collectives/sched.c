@@ -156,6 +156,16 @@ void tern_sched_recv(struct tern_sched *s, void *buf, size_t count,
                                   .count = count, .dt = dt };
 }
 
+void tern_sched_call(struct tern_sched *s, void (*fn)(struct tern_sched *s, void *arg),
+                     void *arg)
+{
+    struct tern_step *st = add(s, TERN_STEP_CALL);
+    if (st) {
+        st->call = fn;
+        st->dst = arg;
+    }
+}
+
 void tern_sched_view(struct tern_sched *s, const int *ranks)
 {
     s->view = ranks;
@@ -293,6 +303,10 @@ static void post_round(struct tern_sched *s)
             break;
         case TERN_STEP_REDUCE:
             rc = tern_op_reduce(st->op, st->src, st->dst, st->count, st->dt);
+            break;
+        case TERN_STEP_CALL:
+            /* It may add steps, which moves s->steps: st is not used after. */
+            st->call(s, st->dst);
             break;
         case TERN_STEP_SEND:
             rc = tern_p2p_isend(st->src, st->count, st->dt, st->peer, s->tag, s->comm,

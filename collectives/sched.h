@@ -45,12 +45,14 @@ struct tern_comm;
 struct tern_dtype;
 struct tern_op;
 struct tern_request;
+struct tern_sched;
 
 enum tern_step_kind {
     TERN_STEP_SEND = 1,
     TERN_STEP_RECV,
     TERN_STEP_COPY,
-    TERN_STEP_REDUCE
+    TERN_STEP_REDUCE,
+    TERN_STEP_CALL
 };
 
 struct tern_step {
@@ -62,6 +64,7 @@ struct tern_step {
     const struct tern_dtype *dt;    /* Type of src (of dst for RECV). */
     const struct tern_dtype *ddt;   /* COPY's target type. */
     const struct tern_op *op;       /* REDUCE. */
+    void (*call)(struct tern_sched *s, void *arg); /* CALL, with dst as arg. */
 };
 
 #define TERN_SCHED_INLINE_STEPS 8
@@ -122,6 +125,14 @@ void tern_sched_reduce(struct tern_sched *s, const void *in, void *inout,
  * array is read as the steps are added, so it need only live while the
  * schedule is built. */
 void tern_sched_view(struct tern_sched *s, const int *ranks);
+
+/* A local step that runs fn(s, arg) when the engine reaches it, after the
+ * earlier rounds completed. fn may add steps and rounds (ending each with
+ * tern_sched_round()); they run after the current round, so a schedule can
+ * decide its next steps from what it received (MPI_Comm_idup's agreement,
+ * libmpi/core/comm_idup.c). */
+void tern_sched_call(struct tern_sched *s, void (*fn)(struct tern_sched *s, void *arg),
+                     void *arg);
 
 /* Ends the current round; the next steps belong to the next one. */
 void tern_sched_round(struct tern_sched *s);

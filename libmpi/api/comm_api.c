@@ -122,25 +122,16 @@ static int dup_common(const char *fn, MPI_Comm comm, MPI_Info info, MPI_Comm *ne
         rc = tern_check_info_null(info);
     if (!rc && is_nb)
         rc = tern_check_ptr(request, "request");
-    if (!rc) {
-        rc = tern_comm_dup(c, &nc);
-        describe_cb_error(rc, "copy");
-    }
     struct tern_request *r = NULL;
-    if (!rc && is_nb && !(r = tern_request_alloc(TERN_REQ_SEND))) {
-        tern_comm_free(nc);
-        rc = TERN_ENOMEM;
+    if (!rc) {
+        rc = is_nb ? tern_comm_idup(c, &nc, &r) : tern_comm_dup(c, &nc);
+        describe_cb_error(rc, "copy");
     }
     if (rc)
         return tern_api_error(c, fn, rc);
     *newcomm = nc->handle;
-    if (r) {
-        /* MPI_Comm_idup runs the blocking dup for now (every member must
-         * reach it, as with any collective) and hands back a request that
-         * is already complete, with an empty status. */
-        r->done = 1;
+    if (r)
         *request = (MPI_Request)r;
-    }
     return MPI_SUCCESS;
 }
 

@@ -14,6 +14,7 @@
 
 static struct tern_comm world, self;
 static uint32_t next_ctx = 6;
+static uint32_t next_nb_ctx = TERN_CTX_NB_BASE;
 static struct tern_comm *live;       /* User communicators not yet freed. */
 static struct tern_comm *graveyard;  /* Freed, last reference gone. */
 
@@ -56,6 +57,7 @@ int tern_comm_init(int world_rank, int world_size)
     setup_predefined(&world, gw, 0, 4, MPI_COMM_WORLD, "MPI_COMM_WORLD");
     setup_predefined(&self, gs, 2, 5, MPI_COMM_SELF, "MPI_COMM_SELF");
     next_ctx = 6;
+    next_nb_ctx = TERN_CTX_NB_BASE;
     return 0;
 }
 
@@ -193,9 +195,23 @@ uint32_t tern_comm_next_ctx(void)
 
 int tern_comm_take_ctx(uint32_t m)
 {
-    if (m > UINT32_MAX - TERN_CTX_STEP)
+    if (m > TERN_CTX_NB_BASE - TERN_CTX_STEP)
         return TERN_EOTHER;
     next_ctx = m + TERN_CTX_STEP;
+    return 0;
+}
+
+uint32_t tern_comm_next_nb_ctx(void)
+{
+    return next_nb_ctx;
+}
+
+/* Ids stay below INT32_MAX: the agreement carries them as MPI_INT. */
+int tern_comm_take_nb_ctx(uint32_t m)
+{
+    if (m < TERN_CTX_NB_BASE || m > (uint32_t)INT32_MAX - TERN_CTX_STEP)
+        return TERN_EOTHER;
+    next_nb_ctx = m + TERN_CTX_STEP;
     return 0;
 }
 
@@ -221,6 +237,12 @@ int tern_comm_new(const struct tern_comm *parent, struct tern_group *g, uint32_t
     push(&live, c);
     *out = c;
     return 0;
+}
+
+void tern_comm_discard(struct tern_comm *c)
+{
+    c->magic = TERN_MAGIC_DEAD;
+    tern_comm_release(c);
 }
 
 int tern_comm_free(struct tern_comm *c)

@@ -27,6 +27,9 @@
  * call neither take part nor learn of it; that is harmless, because an id
  * only has to be fresh on the processes that receive on it. MPI_Comm_create
  * gives disjoint groups the same ids, which is harmless for the same reason.
+ * MPI_Comm_idup cannot agree in one step and takes its ids from a space of
+ * its own, from TERN_CTX_NB_BASE up, with a counter of its own (next_nb_ctx;
+ * comm_idup.c says why and how).
  *
  * Lifetime. A user communicator is a heap object whose handle is its
  * address. It counts references: one for the user's handle, one for each
@@ -57,8 +60,10 @@
 struct tern_errhandler;
 struct tern_group;
 struct tern_coll_nodes;
+struct tern_request;
 
 #define TERN_CTX_STEP 3   /* Context ids each new communicator takes. */
+#define TERN_CTX_NB_BASE (1u << 30) /* First id of MPI_Comm_idup's space. */
 
 struct tern_comm {
     uint32_t magic;
@@ -106,12 +111,19 @@ void tern_comm_release(struct tern_comm *c);
  * creation that agreed on M. TERN_EOTHER when the ids are exhausted. */
 uint32_t tern_comm_next_ctx(void);
 int tern_comm_take_ctx(uint32_t m);
+/* The same for MPI_Comm_idup's space: next_nb_ctx, and taking m there. */
+uint32_t tern_comm_next_nb_ctx(void);
+int tern_comm_take_nb_ctx(uint32_t m);
 
 /* A new communicator over group g (which it retains) with ids m, m+1, m+2,
  * the parent's error handler, no name and no attributes; this process must
  * be a member of g. */
 int tern_comm_new(const struct tern_comm *parent, struct tern_group *g, uint32_t m,
                   struct tern_comm **out);
+
+/* Drops a communicator made for the user before the user saw it (its
+ * creation failed half-way): no callbacks run. */
+void tern_comm_discard(struct tern_comm *c);
 
 /* MPI_Comm_free: delete callbacks, then the user's reference. On a callback
  * error the communicator stays valid. Predefined ones give TERN_ECOMM. */
@@ -121,6 +133,10 @@ int tern_comm_free(struct tern_comm *c);
  * (over g's members only). *out is NULL where the standard gives
  * MPI_COMM_NULL. */
 int tern_comm_dup(struct tern_comm *parent, struct tern_comm **out);
+/* MPI_Comm_idup (comm_idup.c): *out exists at once and gets its context
+ * ids when *req completes. */
+int tern_comm_idup(struct tern_comm *parent, struct tern_comm **out,
+                   struct tern_request **req);
 int tern_comm_split(struct tern_comm *parent, int color, int key,
                     struct tern_comm **out);
 /* MPI_COMM_TYPE_SHARED and the hardware split types; see comm_create.c. */

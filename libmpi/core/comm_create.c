@@ -59,13 +59,6 @@ static int agree_ctx(const int *all, int n, int size, uint32_t *m)
     return tern_comm_take_ctx(max);
 }
 
-/* Drops a communicator this module made before the user ever saw it. */
-static void discard(struct tern_comm *c)
-{
-    c->magic = TERN_MAGIC_DEAD;
-    tern_comm_release(c);
-}
-
 int tern_comm_dup(struct tern_comm *parent, struct tern_comm **out)
 {
     int mine = (int)tern_comm_next_ctx(), *all;
@@ -82,7 +75,7 @@ int tern_comm_dup(struct tern_comm *parent, struct tern_comm **out)
         rc = tern_attr_copy(&parent->attrs, TERN_ATTR_COMM, (void *)parent->handle,
                             &c->attrs, (void *)c->handle);
         if (rc)
-            discard(c);
+            tern_comm_discard(c);
     }
     *out = rc ? NULL : c;
     return rc;
@@ -166,7 +159,7 @@ int tern_comm_split_type(struct tern_comm *parent, int type, int key,
         color = tern_rt.boot.node_rank;
     int rc = tern_comm_split(parent, color, key, out);
     if (!rc && *out && type == MPI_COMM_TYPE_HW_UNGUIDED && (*out)->size == parent->size) {
-        discard(*out);
+        tern_comm_discard(*out);
         *out = NULL;
     }
     return rc;
