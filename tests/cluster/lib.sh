@@ -15,6 +15,7 @@
 #   run_mpirun ARGS...   mpirun ARGS from host 1, in $TMP (pid recorded)
 #   run_mpirun_bg ARGS   the same in the background; sets BG_JOB
 #   run_ok LABEL PROG..  a tests/mpi program at 6 ranks; must print "OK PROG"
+#                        (a run near its timeout gets its ranks' stacks, gdb)
 #   hide_path K DIR      mount an empty tmpfs over DIR in host K only
 #   host_pids K          processes in host K other than its sshd listener
 #   check_clean [SECS]   wait up to SECS (default 3) for every process of
@@ -85,13 +86,25 @@ run_mpirun() {
 
 # run_ok LABEL PROG [ARGS...]: the test program PROG of tests/mpi at 6 ranks
 # on the 3 hosts (more mpirun options in $RUN_OPTS); it must exit 0 and
-# print "OK PROG". Its stderr stays in $TMP/err.
+# print "OK PROG". Its stderr stays in $TMP/err. A run still going 10 s
+# before its timeout gets its ranks' stacks dumped (gdb), so that the
+# failure says where the job hung.
 run_ok() {
     label=$1 name=$2
     shift 2
-    out=$(run_mpirun -np 6 --hostfile "$TERN_CLUSTER_HOSTFILE" ${RUN_OPTS:-} \
-          "$PWD/tests/mpi/$name" "$@" 2>"$TMP/err") ||
-        fail "$name ($label) failed: $out $(cat "$TMP/err")"
+    run_mpirun -np 6 --hostfile "$TERN_CLUSTER_HOSTFILE" ${RUN_OPTS:-} \
+        "$PWD/tests/mpi/$name" "$@" >"$TMP/out" 2>"$TMP/err" &
+    local job=$! ticks=0 rc
+    : >"$TMP/stacks"
+    while kill -0 "$job" 2>/dev/null; do
+        sleep 0.2
+        ticks=$((ticks + 1))
+        [ "$ticks" = $(( (CMD_TIMEOUT - 10) * 5 )) ] && dump_stacks "$name" >"$TMP/stacks"
+    done
+    wait "$job"
+    rc=$?
+    out=$(cat "$TMP/out")
+    [ "$rc" = 0 ] || fail "$name ($label) failed (exit $rc): $out $(cat "$TMP/err" "$TMP/stacks")"
     printf '%s\n' "$out" | grep -q "^OK $name" ||
         fail "$name ($label) printed: $out $(cat "$TMP/err")"
     echo "PASS $name at 6 ranks on 3 hosts, $label"
@@ -113,6 +126,26 @@ host_pids() {
     local listener
     listener=$(cat "$TERN_CLUSTER_RUN/h$1/sshd.pid" 2>/dev/null)
     ip netns pids "tern$TERN_CLUSTER_ID-h$1" 2>/dev/null | grep -vx "${listener:-none}"
+}
+
+# dump_stacks NAME: every thread's stack of each rank running program NAME,
+# on every host, gathered in parallel (nothing without gdb).
+dump_stacks() {
+    local k p gdbs=
+    command -v gdb >/dev/null || { echo "(no gdb: no stacks)"; return; }
+    for k in $(seq 1 "$TERN_CLUSTER_NHOSTS"); do
+        for p in $(host_pids "$k"); do
+            tr '\0' '\n' </proc/"$p"/environ 2>/dev/null | grep -q '^TERN_RANK=' || continue
+            tr '\0' ' ' </proc/"$p"/cmdline 2>/dev/null | grep -q "/$1 " || continue
+            { echo "== h$k pid $p $(tr '\0' '\n' </proc/"$p"/environ | grep '^TERN_RANK=')"
+              timeout 10 gdb -p "$p" -batch -ex "thread apply all bt 30" 2>/dev/null |
+                  grep '^#\|^Thread'; } >"$TMP/stack.$p" &
+            gdbs="$gdbs $!"
+        done
+    done
+    [ -z "$gdbs" ] || wait $gdbs
+    cat "$TMP"/stack.* 2>/dev/null
+    rm -f "$TMP"/stack.*
 }
 
 leftovers() {
