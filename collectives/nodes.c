@@ -32,51 +32,41 @@ static int number_hosts(const struct tern_comm *c, int *node_of)
     return n;
 }
 
+/* One allocation: the struct, then node_of[size], leader[] and local[],
+ * each at most size long. */
 static struct tern_coll_nodes *compute(const struct tern_comm *c)
 {
-    int *node_of = malloc((size_t)c->size * sizeof *node_of);
-    int nnodes = node_of ? number_hosts(c, node_of) : -1;
-    int *count = nnodes > 0 ? calloc((size_t)nnodes, sizeof *count) : NULL;
-    if (!count) {
-        free(node_of);
-        return NULL;
-    }
-    for (int r = 0; r < c->size; r++)
-        count[node_of[r]]++;
-    int mine = node_of[c->rank];
-    size_t ints = (size_t)c->size + (size_t)nnodes + (size_t)count[mine];
-    struct tern_coll_nodes *nd = malloc(sizeof *nd + ints * sizeof(int));
-    if (!nd) {
-        free(node_of);
-        free(count);
-        return NULL;
-    }
-    nd->nnodes = nnodes;
-    nd->node = mine;
-    nd->nlocal = count[mine];
-    nd->max_local = 0;
-    for (int k = 0; k < nnodes; k++)
+    size_t n = (size_t)c->size;
+    struct tern_coll_nodes *nd = malloc(sizeof *nd + 3 * n * sizeof(int));
+    int *count = calloc(n, sizeof *count);
+    if (!nd || !count)
+        goto fail;
+    nd->node_of = (int *)(nd + 1);
+    nd->nnodes = number_hosts(c, nd->node_of);
+    if (nd->nnodes < 0)
+        goto fail;
+    nd->leader = nd->node_of + n;
+    nd->local = nd->leader + n;
+    nd->node = nd->node_of[c->rank];
+    nd->nlocal = nd->max_local = 0;
+    for (int r = 0; r < c->size; r++) {
+        int k = nd->node_of[r];
+        if (count[k]++ == 0)
+            nd->leader[k] = r;
         if (count[k] > nd->max_local)
             nd->max_local = count[k];
-    nd->node_of = (int *)(nd + 1);
-    nd->leader = nd->node_of + c->size;
-    nd->local = nd->leader + nnodes;
-    memcpy(nd->node_of, node_of, (size_t)c->size * sizeof(int));
-    for (int k = 0; k < nnodes; k++)
-        nd->leader[k] = -1;
-    int l = 0;
-    for (int r = 0; r < c->size; r++) {
-        if (nd->leader[node_of[r]] < 0)
-            nd->leader[node_of[r]] = r;
-        if (node_of[r] == mine) {
+        if (k == nd->node) {
             if (r == c->rank)
-                nd->lrank = l;
-            nd->local[l++] = r;
+                nd->lrank = nd->nlocal;
+            nd->local[nd->nlocal++] = r;
         }
     }
-    free(node_of);
     free(count);
     return nd;
+fail:
+    free(nd);
+    free(count);
+    return NULL;
 }
 
 const struct tern_coll_nodes *tern_coll_nodes(struct tern_comm *comm)
