@@ -103,4 +103,9 @@ tern_coll_builder tern_coll_bcast_two_level;
 tern_coll_builder tern_coll_reduce_two_level;
 tern_coll_builder tern_coll_allreduce_two_level;
 
+/* Through shared memory, on one host; shm.h has what they share. */
+tern_coll_builder tern_coll_barrier_shm;
+tern_coll_builder tern_coll_allreduce_shm;
+int tern_coll_allreduce_shm_usable(const struct tern_coll_args *a);
+
 #endif

@@ -7,6 +7,7 @@
 
 #include "collectives/algo.h"
 #include "collectives/coll.h"
+#include "collectives/shm.h"
 #include "libmpi/core/comm.h"
 #include "tern/err.h"
 
@@ -25,6 +26,12 @@ static void keep_objects(struct tern_sched *s, const struct tern_coll_args *a)
 
 int tern_coll_run(const struct tern_coll_args *call, struct tern_request **req)
 {
+    /* Only a blocking call may agree on a shared-memory slot (shm.h). */
+    if (!req && tern_coll_shm_wanted(call->comm)) {
+        int rc = tern_coll_shm_setup(call->comm);
+        if (rc)
+            return rc;
+    }
     struct tern_coll_args whole = *call, *a = &whole;
     whole.size = call->comm->size;
     whole.rank = call->comm->rank;

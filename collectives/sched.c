@@ -85,6 +85,7 @@ static void scratch_put(void *p)
 void tern_sched_init(struct tern_sched *s, struct tern_comm *comm)
 {
     memset(s, 0, offsetof(struct tern_sched, inline_steps));
+    s->arena_used = 0;
     s->comm = comm;
     s->ctx = comm->ctx + 1;
     s->tag = (int)(comm->coll_seq++ & COLL_TAG_MASK);
@@ -166,6 +167,16 @@ void tern_sched_call(struct tern_sched *s, void (*fn)(struct tern_sched *s, void
     }
 }
 
+void tern_sched_poll(struct tern_sched *s, int (*fn)(struct tern_sched *s, void *arg),
+                     void *arg)
+{
+    struct tern_step *st = add(s, TERN_STEP_POLL);
+    if (st) {
+        st->poll = fn;
+        st->dst = arg;
+    }
+}
+
 void tern_sched_view(struct tern_sched *s, const int *ranks)
 {
     s->view = ranks;
@@ -209,6 +220,12 @@ void *tern_sched_scratch(struct tern_sched *s, size_t bytes)
 {
     if (s->error)
         return NULL;
+    size_t rounded = (bytes + 15) & ~(size_t)15;
+    if (rounded <= TERN_SCHED_ARENA - s->arena_used) {
+        void *p = s->arena + s->arena_used;
+        s->arena_used += rounded;
+        return p;
+    }
     if (s->nscratch == s->scratchcap &&
         (s->error = grow((void **)&s->scratch, &s->scratchcap, sizeof(void *), NULL)))
         return NULL;
@@ -287,17 +304,30 @@ static void note_error(struct tern_sched *s, int rc)
         s->error = rc;
 }
 
-/* Runs the local steps of round `cur` and posts its sends and receives. */
+/* Whether a POLL step passed since the progress hook last asked, so that
+ * a wait that only polls shared memory counts as progress. */
+static int polls_passed;
+
+/* Runs the local steps of round `cur` and posts its sends and receives,
+ * from where a POLL step stopped it last time; s->posted says whether it
+ * got to the end. */
 static void post_round(struct tern_sched *s)
 {
-    int first = s->cur ? s->round_end[s->cur - 1] : 0;
     int end = s->round_end[s->cur];
-    s->nreqs = 0;
-    for (int i = first; i < end; i++) {
+    for (int i = s->next_local; i < end; i++) {
         const struct tern_step *st = &s->steps[i];
         struct tern_request *r = NULL;
         int rc = 0;
         switch (st->kind) {
+        case TERN_STEP_POLL:
+            rc = st->poll(s, st->dst);
+            if (rc == 0) {
+                s->next_local = i;
+                return;
+            }
+            polls_passed = 1;
+            rc = rc < 0 ? rc : 0;
+            break;
         case TERN_STEP_COPY:
             rc = copy_typed(st);
             break;
@@ -330,6 +360,7 @@ static void post_round(struct tern_sched *s)
         }
         s->reqs[s->nreqs++] = r;
     }
+    s->next_local = end;
     s->posted = 1;
 }
 
@@ -355,7 +386,7 @@ static int advance(struct tern_sched *s)
     while (s->cur < s->nrounds) {
         if (!s->posted)
             post_round(s);
-        if (!round_done(s))
+        if (!s->posted || !round_done(s))
             return 0;
     }
     return 1;
@@ -407,6 +438,8 @@ static int progress_all(void)
     }
     if (!active)
         tern_progress_set_hook(NULL);
+    n += polls_passed;
+    polls_passed = 0;
     return n;
 }
 

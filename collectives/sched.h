@@ -38,6 +38,7 @@
 #ifndef TERN_COLLECTIVES_SCHED_H
 #define TERN_COLLECTIVES_SCHED_H
 
+#include <stdalign.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,7 +53,8 @@ enum tern_step_kind {
     TERN_STEP_RECV,
     TERN_STEP_COPY,
     TERN_STEP_REDUCE,
-    TERN_STEP_CALL
+    TERN_STEP_CALL,
+    TERN_STEP_POLL
 };
 
 struct tern_step {
@@ -65,9 +67,11 @@ struct tern_step {
     const struct tern_dtype *ddt;   /* COPY's target type. */
     const struct tern_op *op;       /* REDUCE. */
     void (*call)(struct tern_sched *s, void *arg); /* CALL, with dst as arg. */
+    int (*poll)(struct tern_sched *s, void *arg);  /* POLL, with dst as arg. */
 };
 
 #define TERN_SCHED_INLINE_STEPS 8
+#define TERN_SCHED_ARENA 128
 
 struct tern_sched {
     struct tern_comm *comm;
@@ -82,6 +86,7 @@ struct tern_sched {
     int nrounds, rcap;
 
     int cur;                        /* Round being run. */
+    int next_local;                 /* Its next step to run (a POLL waits). */
     int posted;                     /* Its sends and receives are posted. */
     struct tern_request **reqs;     /* Their requests. */
     int nreqs, reqcap;
@@ -98,6 +103,9 @@ struct tern_sched {
 
     struct tern_step inline_steps[TERN_SCHED_INLINE_STEPS];
     int inline_rounds[TERN_SCHED_INLINE_STEPS];
+    /* Small scratch requests come from here, without malloc. */
+    size_t arena_used;
+    alignas(16) unsigned char arena[TERN_SCHED_ARENA];
 };
 
 /* Prepares an empty schedule on comm and takes the call's tag. */
@@ -132,6 +140,15 @@ void tern_sched_view(struct tern_sched *s, const int *ranks);
  * decide its next steps from what it received (MPI_Comm_idup's agreement,
  * libmpi/core/comm_idup.c). */
 void tern_sched_call(struct tern_sched *s, void (*fn)(struct tern_sched *s, void *arg),
+                     void *arg);
+
+/* A local step that waits for fn(s, arg) to return 1: the engine calls it
+ * whenever it advances the schedule, and the steps after it (of its round
+ * and later ones) wait until it does. fn must not block; it is how
+ * algorithms that work in shared memory wait for flags that other ranks
+ * set (collectives/shm.h). fn returns a negative TERN_E* code to fail the
+ * step: the error is recorded and the schedule goes on. */
+void tern_sched_poll(struct tern_sched *s, int (*fn)(struct tern_sched *s, void *arg),
                      void *arg);
 
 /* Ends the current round; the next steps belong to the next one. */

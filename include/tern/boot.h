@@ -39,6 +39,7 @@ struct tern_boot_info {
     int *node_of;      /* node_of[r]: the host index of world rank r
                           (TERN_NODE_MAP, "0*2,1*2"); owned by boot. */
     int singleton;     /* 1 when started without mpirun. */
+    int oversubscribed; /* 1 when this host has more ranks than online CPUs. */
     char jobid[64];    /* Unique job id (TERN_JOBID), safe in file names. */
     char hostname[TERN_HOSTNAME_MAX];
     char store_addr[128]; /* The launcher's store, "host:port" (TERN_KVS_ADDR);

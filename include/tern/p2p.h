@@ -25,4 +25,10 @@ void tern_p2p_recv_placed(const void *hdr, size_t hdr_len, size_t payload_len);
  * TERN_E* code. Called from the transport's progress(). */
 void tern_p2p_bulk_done(void *arg, int rc);
 
+/* Called by a transport's block() after it announced that it will sleep
+ * and before it does: 1 if this rank has work after all, so it must not
+ * sleep. Work can come without a packet: a collective in shared memory
+ * waits for flags that other ranks set (collectives/shm.h). */
+int tern_p2p_recheck(void);
+
 #endif

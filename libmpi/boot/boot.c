@@ -134,6 +134,8 @@ static int read_env(struct tern_boot_info *info)
                  "with Tern's mpirun");
         return TERN_EINVAL;
     }
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    info->oversubscribed = ncpu > 0 && info->local_size > ncpu;
     const char *hex = getenv("TERN_JOB_SECRET");
     int rc = tern_auth_secret_parse(hex, secret);
     unsetenv("TERN_JOB_SECRET");

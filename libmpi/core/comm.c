@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collectives/shm.h"
 #include "libmpi/core/comm.h"
 #include "libmpi/core/errhandler.h"
 #include "libmpi/core/group.h"
@@ -77,6 +78,7 @@ static void destroy(struct tern_comm *c)
     tern_group_release(c->group);
     tern_errh_release(c->errh);
     free(c->nodes);
+    tern_coll_shm_free(c);
     c->magic = TERN_MAGIC_DEAD;
     free(c);
 }
@@ -132,6 +134,8 @@ void tern_comm_finalize(void)
     free(world.nodes);
     free(self.nodes);
     world.nodes = self.nodes = NULL;
+    tern_coll_shm_free(&world);
+    tern_coll_shm_free(&self);
     tern_group_finalize();
     tern_attr_finalize();
 }

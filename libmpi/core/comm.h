@@ -60,6 +60,7 @@
 struct tern_errhandler;
 struct tern_group;
 struct tern_coll_nodes;
+struct tern_coll_shm;
 struct tern_request;
 
 #define TERN_CTX_STEP 3   /* Context ids each new communicator takes. */
@@ -85,6 +86,9 @@ struct tern_comm {
     /* The host layout of collectives/nodes.h, computed on first use: one
      * allocation, freed with the communicator. */
     struct tern_coll_nodes *nodes;
+    /* Its slot for collectives in shared memory (collectives/shm.h), once
+     * its ranks agreed on one; freed with it. */
+    struct tern_coll_shm *shm;
 };
 
 /* Sets up the predefined communicators from the world rank and size. */

@@ -169,8 +169,7 @@ static int setup_peers(const struct tern_boot_info *boot)
 
 int tern_p2p_init(const struct tern_boot_info *boot)
 {
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    tern_p2p_read_tunables(ncpu > 0 && boot->local_size > ncpu);
+    tern_p2p_read_tunables(boot->oversubscribed);
     int rc = run_phase(do_init, boot);
     if (!rc)
         rc = tern_boot_fence();
@@ -263,9 +262,24 @@ static void back_off(long idle, long since)
     blocker->block(block_ms);
 }
 
+/* The condition the current wait waits for, for tern_p2p_recheck(). */
+static int (*wait_cond)(void *);
+static void *wait_arg;
+
+int tern_p2p_recheck(void)
+{
+    if (wait_cond && wait_cond(wait_arg))
+        return 1;
+    return progress_hook && progress_hook() > 0;
+}
+
 void tern_p2p_wait_until(int (*cond)(void *), void *arg)
 {
     long idle = 0, since = 0;
+    int (*outer_cond)(void *) = wait_cond;
+    void *outer_arg = wait_arg;
+    wait_cond = cond;
+    wait_arg = arg;
     while (!cond(arg)) {
         if (tern_progress() > 0) {
             idle = since = 0;
@@ -277,6 +291,8 @@ void tern_p2p_wait_until(int (*cond)(void *), void *arg)
             since = now_ns();
         back_off(idle, since);
     }
+    wait_cond = outer_cond;
+    wait_arg = outer_arg;
 }
 
 static int request_done(void *r)

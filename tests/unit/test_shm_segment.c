@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "transports/shm/coll_area.h"
 #include "transports/shm/segment.h"
 #include "tests/unit/test_shm_util.h"
 
@@ -37,13 +38,21 @@ static void test_layout(void)
 {
     struct tern_shm_layout l;
 
-    CU_ASSERT_EQUAL(tern_shm_layout_compute(1, 16, 4096, &l), TERN_EINVAL);
-    CU_ASSERT_EQUAL(tern_shm_layout_compute(4, 12, 4096, &l), TERN_EINVAL);
-    CU_ASSERT_EQUAL(tern_shm_layout_compute(1 << 30, 1 << 20, 1 << 24, &l),
+    CU_ASSERT_EQUAL(tern_shm_layout_compute(1, 16, 4096, 0, &l), TERN_EINVAL);
+    CU_ASSERT_EQUAL(tern_shm_layout_compute(4, 12, 4096, 0, &l), TERN_EINVAL);
+    CU_ASSERT_EQUAL(tern_shm_layout_compute(1 << 30, 1 << 20, 1 << 24, 0, &l),
                     TERN_EINVAL);
-    CU_ASSERT_EQUAL_FATAL(tern_shm_layout_compute(4, 16, 4096, &l), 0);
+    CU_ASSERT_EQUAL(tern_shm_layout_compute(4, 16, 4096, TERN_SHM_COLL_SLOTS_MAX + 1, &l),
+                    TERN_EINVAL);
+    CU_ASSERT_EQUAL_FATAL(tern_shm_layout_compute(4, 16, 4096, 8, &l), 0);
     CU_ASSERT_EQUAL(l.ring_bytes, tern_shm_ring_bytes(16, 4096));
-    CU_ASSERT_EQUAL(l.size, l.ring_off + 12 * l.ring_bytes);
+    /* The collective slots follow the rings, page-aligned. */
+    CU_ASSERT(l.coll_off >= l.ring_off + 12 * l.ring_bytes);
+    CU_ASSERT_EQUAL(l.coll_off % 4096, 0);
+    CU_ASSERT_EQUAL(l.size, l.coll_off + 8 * tern_shm_coll_slot_bytes(4));
+    CU_ASSERT_EQUAL(tern_shm_coll_buf_bytes(4), 64 * 1024);
+    CU_ASSERT_EQUAL(tern_shm_coll_buf_bytes(16), 32 * 1024);
+    CU_ASSERT_EQUAL(tern_shm_coll_buf_bytes(1000), 4 * 1024);
     CU_ASSERT(l.doorbell_off >= sizeof(struct tern_shm_seg_hdr));
     CU_ASSERT(l.ring_off >= l.doorbell_off + 4 * sizeof(struct tern_shm_doorbell));
     /* Every ordered pair gets its own ring, all inside the segment. */
@@ -107,7 +116,7 @@ static void test_create_attach_unlink(void)
     struct stat st;
     void *base = NULL, *other = NULL;
 
-    CU_ASSERT_EQUAL_FATAL(tern_shm_layout_compute(2, 4, 256, &l), 0);
+    CU_ASSERT_EQUAL_FATAL(tern_shm_layout_compute(2, 4, 256, 0, &l), 0);
     CU_ASSERT_EQUAL_FATAL(tern_shm_segment_name(name, sizeof(name), "unit"), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(name, "/tern-"));
     CU_ASSERT_EQUAL_FATAL(tern_shm_segment_create(name, l.size, &base), 0);

@@ -36,7 +36,9 @@
  * those not running), so each sender either published its packet before
  * that barrier, and the receiver's re-check sees it, or loads sleeping after
  * it, and sees 1. The receiver only arms after it polled and yielded for a
- * while, so the system call is off every fast path.
+ * while, so the system call is off every fast path. Not on a host with more
+ * ranks than cores (shm.c): there ranks sleep every few messages and each
+ * membarrier() interrupts the core of the rank that has work.
  */
 #ifndef TERN_SHM_DOORBELL_H
 #define TERN_SHM_DOORBELL_H

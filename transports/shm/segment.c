@@ -22,14 +22,16 @@
 
 #include "tern/log.h"
 #include "tern/shmname.h"
+#include "transports/shm/coll_area.h"
 #include "transports/shm/segment.h"
 
 #define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
 
 int tern_shm_layout_compute(int local_size, uint32_t ncells, uint32_t cell_size,
-                            struct tern_shm_layout *l)
+                            uint32_t coll_slots, struct tern_shm_layout *l)
 {
-    if (local_size < 2 || tern_shm_ring_check_geometry(ncells, cell_size) != 0)
+    if (local_size < 2 || tern_shm_ring_check_geometry(ncells, cell_size) != 0
+        || coll_slots > TERN_SHM_COLL_SLOTS_MAX || local_size > (1 << 16))
         return TERN_EINVAL;
     size_t ring_bytes = tern_shm_ring_bytes(ncells, cell_size);
     size_t nrings = (size_t)local_size * (size_t)(local_size - 1);
@@ -43,7 +45,9 @@ int tern_shm_layout_compute(int local_size, uint32_t ncells, uint32_t cell_size,
                            + (size_t)local_size * sizeof(struct tern_shm_doorbell),
                            (size_t)4096);
     l->ring_bytes = ring_bytes;
-    l->size = l->ring_off + nrings * ring_bytes;
+    l->coll_slots = coll_slots;
+    l->coll_off = ALIGN_UP(l->ring_off + nrings * ring_bytes, (size_t)4096);
+    l->size = l->coll_off + (size_t)coll_slots * tern_shm_coll_slot_bytes(local_size);
     return 0;
 }
 
@@ -60,6 +64,7 @@ void tern_shm_layout_format(void *base, const struct tern_shm_layout *l)
     h->local_size = (uint32_t)l->local_size;
     h->ncells = l->ncells;
     h->cell_size = l->cell_size;
+    h->coll_slots = l->coll_slots;
     h->magic = TERN_SHM_MAGIC;
 }
 
@@ -69,7 +74,8 @@ int tern_shm_layout_verify(const void *base, const struct tern_shm_layout *l)
 
     if (h->magic != TERN_SHM_MAGIC || h->size != l->size
         || h->local_size != (uint32_t)l->local_size
-        || h->ncells != l->ncells || h->cell_size != l->cell_size) {
+        || h->ncells != l->ncells || h->cell_size != l->cell_size
+        || h->coll_slots != l->coll_slots) {
         tern_log("shm: the shared segment's header does not match the "
                  "geometry its creator published; it was changed by someone else");
         return TERN_ESHM;

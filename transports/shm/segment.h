@@ -11,8 +11,9 @@
  * finalize().
  *
  * Layout: a header line (magic, geometry), one doorbell line per local rank,
- * then one ring per ordered pair of distinct local ranks. The ring carrying
- * src -> dst (local ranks) is number src * (n - 1) + (dst < src ? dst : dst - 1).
+ * then one ring per ordered pair of distinct local ranks, then the slots of
+ * the collective area (coll_area.h). The ring carrying src -> dst (local
+ * ranks) is number src * (n - 1) + (dst < src ? dst : dst - 1).
  *
  * Errors: TERN_ESHM, after one line on stderr that says what failed and how
  * to fix it.
@@ -36,6 +37,7 @@ struct tern_shm_seg_hdr {
     uint32_t local_size;
     uint32_t ncells;
     uint32_t cell_size;
+    uint32_t coll_slots;
 };
 
 struct tern_shm_layout {
@@ -45,13 +47,17 @@ struct tern_shm_layout {
     size_t doorbell_off;  /* Offset of the doorbell array. */
     size_t ring_off;      /* Offset of the first ring. */
     size_t ring_bytes;    /* Bytes per ring. */
+    uint32_t coll_slots;  /* Slots of the collective area. */
+    size_t coll_off;      /* Offset of the first slot. */
     size_t size;          /* Bytes in the whole segment. */
 };
+
+#define TERN_SHM_COLL_SLOTS_MAX 1024
 
 /* Computes the layout for local_size ranks. Returns 0 or TERN_EINVAL (bad
  * geometry or a size that does not fit in size_t). */
 int tern_shm_layout_compute(int local_size, uint32_t ncells, uint32_t cell_size,
-                            struct tern_shm_layout *l);
+                            uint32_t coll_slots, struct tern_shm_layout *l);
 
 /* Formats a fresh, zero-filled segment at base: the header and every ring. */
 void tern_shm_layout_format(void *base, const struct tern_shm_layout *l);

@@ -33,6 +33,7 @@
 #include "tern/log.h"
 #include "tern/p2p.h"
 #include "transports/shm/cma.h"
+#include "transports/shm/coll_area.h"
 #include "transports/shm/doorbell.h"
 #include "transports/shm/segment.h"
 #include "transports/transport.h"
@@ -48,6 +49,7 @@
 struct seg_key {
     uint32_t ncells;
     uint32_t cell_size;
+    uint32_t coll_slots;
     char name[TERN_SHM_NAME_MAX];
 };
 
@@ -88,8 +90,9 @@ static struct {
  * can post more of its window before the other drains it; but a 2-rank
  * token ring took 0.40 us per hop with 16, 0.42 with 32 and 0.46 with 64.
  * Rings are per ordered pair, so the segment grows with n(n-1): to keep it
- * within SEGMENT_BUDGET the ring first drops to 16 cells, then the cell
- * shrinks (to 4 KiB at least).
+ * within SEGMENT_BUDGET (with the collective slots, whose share is taken
+ * first) the ring first drops to 16 cells, then the cell shrinks (to 4 KiB
+ * at least).
  */
 #define CELL_PAYLOAD_MAX (32 * 1024)
 #define CELL_PAYLOAD_MIN (4 * 1024)
@@ -103,16 +106,20 @@ static struct {
  * 1 GiB and more go single copy; TERN_SHM_CMA_MIN=0 uses it for every
  * rendezvous, which is worth trying on bare metal. */
 #define DEFAULT_CMA_MIN (1L << 30)
+/* Slots of the collective area (coll_area.h): a program rarely has more
+ * communicators that live on one host and run collectives at once; others
+ * use messages. 8 slots of 2 ranks take 2 MiB, of 8 ranks or more 8 MiB. */
+#define DEFAULT_COLL_SLOTS 8
 
 struct geometry {
     long cells, cell_size;
 };
 
-static struct geometry default_geometry(int local_size)
+static struct geometry default_geometry(int local_size, long budget)
 {
     long pairs = (long)local_size * (local_size > 1 ? local_size - 1 : 1);
     long cells = CELLS_MAX, payload = CELL_PAYLOAD_MAX;
-    while (pairs * cells * payload > SEGMENT_BUDGET) {
+    while (pairs * cells * payload > budget) {
         if (cells > CELLS_MIN)
             cells /= 2;
         else if (payload > CELL_PAYLOAD_MIN)
@@ -125,9 +132,16 @@ static struct geometry default_geometry(int local_size)
 }
 
 /* Reads the module's tunables, all of them here. */
-static int read_tunables(int local_size, uint32_t *ncells, uint32_t *cell_size)
+static int read_tunables(int local_size, uint32_t *ncells, uint32_t *cell_size,
+                         uint32_t *coll_slots)
 {
-    struct geometry g = default_geometry(local_size);
+    long slots = tern_env_long("TERN_SHM_COLL_SLOTS", DEFAULT_COLL_SLOTS,
+        "Communicators on one host that can run collectives through shared "
+        "memory at once (0: collectives always use messages)");
+    /* The rings get what the collective slots leave of the budget. */
+    long coll = slots > 0 && slots <= TERN_SHM_COLL_SLOTS_MAX && local_size > 1
+                    ? slots * (long)tern_shm_coll_slot_bytes(local_size) : 0;
+    struct geometry g = default_geometry(local_size, SEGMENT_BUDGET - coll);
     long cs = tern_env_long("TERN_SHM_CELL_SIZE", g.cell_size,
         "Bytes per shared-memory cell, which bounds one packet between ranks "
         "on a host (a multiple of 64)");
@@ -150,12 +164,18 @@ static int read_tunables(int local_size, uint32_t *ncells, uint32_t *cell_size)
                  "to 16M", nc, cs);
         return TERN_EINVAL;
     }
+    if (slots < 0 || slots > TERN_SHM_COLL_SLOTS_MAX) {
+        tern_log("shm: TERN_SHM_COLL_SLOTS=%ld must be from 0 to %d", slots,
+                 TERN_SHM_COLL_SLOTS_MAX);
+        return TERN_EINVAL;
+    }
     if (strcmp(cma, "auto") != 0 && strcmp(cma, "off") != 0) {
         tern_log("shm: TERN_SHM_CMA=%s must be auto or off", cma);
         return TERN_EINVAL;
     }
     *ncells = (uint32_t)nc;
     *cell_size = (uint32_t)cs;
+    *coll_slots = (uint32_t)slots;
     st.cma_auto = strcmp(cma, "auto") == 0;
     st.cma_min = cma_min > 0 ? (size_t)cma_min : 0;
     return 0;
@@ -183,7 +203,7 @@ static int map_local_ranks(const struct tern_boot_info *boot)
 /* Local rank 0: creates and formats the segment and publishes it. */
 static int create(const char *jobid)
 {
-    struct seg_key key = { st.layout.ncells, st.layout.cell_size, "" };
+    struct seg_key key = { st.layout.ncells, st.layout.cell_size, st.layout.coll_slots, "" };
     int rc = tern_shm_segment_name(st.name, sizeof(st.name), jobid);
 
     if (rc == 0)
@@ -205,8 +225,8 @@ static int create(const char *jobid)
 
 static int shm_init(const struct tern_boot_info *boot)
 {
-    uint32_t ncells, cell_size;
-    int rc = read_tunables(boot->local_size, &ncells, &cell_size);
+    uint32_t ncells, cell_size, coll_slots;
+    int rc = read_tunables(boot->local_size, &ncells, &cell_size, &coll_slots);
 
     st.rank = boot->rank;
     st.size = boot->size;
@@ -216,7 +236,8 @@ static int shm_init(const struct tern_boot_info *boot)
         return rc;
     rc = map_local_ranks(boot);
     if (rc == 0)
-        rc = tern_shm_layout_compute(st.local_size, ncells, cell_size, &st.layout);
+        rc = tern_shm_layout_compute(st.local_size, ncells, cell_size, coll_slots,
+                                     &st.layout);
     if (rc != 0)
         return rc;
     if (st.cma_auto) {
@@ -226,7 +247,10 @@ static int shm_init(const struct tern_boot_info *boot)
         if (rc != 0)
             return rc;
     }
-    unsigned char mb = (unsigned char)tern_shm_doorbell_register();
+    /* On a host with more ranks than cores, ranks sleep on every few
+     * messages, and each membarrier() interrupts the core of the rank that
+     * has work: there the senders' fence is the cheaper side (doorbell.h). */
+    unsigned char mb = !boot->oversubscribed && tern_shm_doorbell_register();
     rc = tern_boot_put(KEY_MEMBARRIER, &mb, 1);
     if (rc != 0)
         return rc;
@@ -245,7 +269,7 @@ static int attach(void)
     if (len != sizeof(key) || memchr(key.name, '\0', sizeof(key.name)) == NULL)
         return TERN_EPROTO;
     memcpy(st.name, key.name, sizeof(st.name));
-    rc = tern_shm_layout_compute(st.local_size, key.ncells, key.cell_size,
+    rc = tern_shm_layout_compute(st.local_size, key.ncells, key.cell_size, key.coll_slots,
                                  &st.layout);
     if (rc == 0)
         rc = tern_shm_segment_attach(st.name, st.layout.size, &st.base);
@@ -471,14 +495,37 @@ static int shm_block(int timeout_ms)
             return 0;
         }
     }
+    /* Flags of the collective area come without a packet; their writers
+     * ring the doorbell too, so they must be re-checked here as well. */
+    if (tern_p2p_recheck()) {
+        tern_shm_doorbell_disarm(st.my_db);
+        return 0;
+    }
     tern_shm_doorbell_sleep(st.my_db, ticket, timeout_ms);
     return 0;
 }
 
+void *tern_shm_area(const struct tern_shm_layout **l)
+{
+    *l = &st.layout;
+    return st.connected && st.layout.coll_slots ? st.base : NULL;
+}
+
+int tern_shm_coll_local(int w)
+{
+    return shm_reachable(w) || (st.connected && w == st.rank);
+}
+
+void tern_shm_coll_wake(int w)
+{
+    if (shm_reachable(w))
+        tern_shm_doorbell_ring(st.peers[st.local_of[w]].db);
+}
+
 static void shm_tunables(void)
 {
-    uint32_t ncells, cell_size;
-    read_tunables(2, &ncells, &cell_size);
+    uint32_t ncells, cell_size, coll_slots;
+    read_tunables(2, &ncells, &cell_size, &coll_slots);
 }
 
 const struct tern_tp_ops tern_shm_ops = {

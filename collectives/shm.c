@@ -1,0 +1,109 @@
+/*
+ * Slot agreement and the flag protocol of the shared-memory collectives;
+ * see shm.h.
+ */
+#include <stdlib.h>
+
+#include "collectives/nodes.h"
+#include "collectives/shm.h"
+#include "libmpi/core/comm.h"
+#include "libmpi/core/op.h"
+#include "tern/err.h"
+#include "tern/log.h"
+
+int tern_coll_shm_wanted(struct tern_comm *comm)
+{
+    if (comm->shm || comm->size < 2)
+        return 0;
+    const struct tern_coll_nodes *nd = tern_coll_nodes(comm);
+    return nd && nd->nnodes == 1;
+}
+
+int tern_coll_shm_setup(struct tern_comm *comm)
+{
+    struct tern_coll_shm *sh = calloc(1, sizeof *sh);
+    if (!sh)
+        return TERN_ENOMEM;
+    /* Set before the allreduce below, which must use messages. */
+    sh->slot = -1;
+    comm->shm = sh;
+    int reach = 1;
+    for (int r = 0; r < comm->size && reach; r++)
+        reach = tern_shm_coll_local(comm->world[r]);
+    int mine = comm->rank == 0 && reach ? tern_shm_coll_alloc(comm->size) : -1;
+    /* v[0]: rank 0's slot; v[1]: 1 if some rank cannot use it. */
+    int v[2] = { mine, !reach };
+    int rc = tern_coll_allreduce(MPI_IN_PLACE, v, 2, tern_dtype_get(MPI_INT),
+                                 tern_op_get(MPI_MAX), comm);
+    if (rc || v[1] || v[0] < 0) {
+        if (mine >= 0)
+            tern_shm_coll_release(mine, comm->size);
+        TERN_LOG(2, "collectives: communicator of %d ranks on one host uses messages (%s)",
+                 comm->size, rc ? "agreement failed" : v[1] ? "not every rank uses shm"
+                                                           : "no free slot");
+        return rc;
+    }
+    sh->slot = v[0];
+    if (tern_shm_coll_slot(sh->slot, &sh->view)) {
+        /* Every rank mapped the same segment, so this cannot fail here
+         * and succeed elsewhere. */
+        sh->slot = -1;
+        return TERN_EINTERN;
+    }
+    TERN_LOG(2, "collectives: communicator of %d ranks uses shared-memory slot %d",
+             comm->size, sh->slot);
+    return 0;
+}
+
+void tern_coll_shm_free(struct tern_comm *comm)
+{
+    struct tern_coll_shm *sh = comm->shm;
+    if (!sh)
+        return;
+    if (sh->slot >= 0)
+        tern_shm_coll_release(sh->slot, 1);
+    free(sh);
+    comm->shm = NULL;
+}
+
+int tern_coll_shm_usable(const struct tern_coll_args *a)
+{
+    return a->size == a->comm->size && a->comm->shm && a->comm->shm->slot >= 0;
+}
+
+void tern_coll_shm_op_init(struct tern_coll_shm_op *op, const struct tern_coll_args *a)
+{
+    op->sh = a->comm->shm;
+    op->comm = a->comm;
+    op->seq = ++op->sh->next_seq;
+}
+
+int tern_coll_shm_my_turn(const struct tern_coll_shm_op *op)
+{
+    return op->sh->done_seq == op->seq - 1;
+}
+
+void tern_coll_shm_finish(const struct tern_coll_shm_op *op)
+{
+    op->sh->done_seq = op->seq;
+}
+
+void tern_coll_shm_publish(const struct tern_coll_shm_op *op, _Atomic uint64_t *flag)
+{
+    atomic_store_explicit(flag, op->seq, memory_order_release);
+    for (int r = 0; r < op->comm->size; r++)
+        if (r != op->comm->rank)
+            tern_shm_coll_wake(op->comm->world[r]);
+}
+
+int tern_coll_shm_all_reached(const struct tern_coll_shm_op *op, int reduced)
+{
+    for (int r = 0; r < op->comm->size; r++) {
+        _Atomic uint64_t *f = reduced ? &op->sh->view.reduced[r].seq
+                                      : &tern_coll_shm_cell(op, r)->seq;
+        uint64_t v = atomic_load_explicit(f, memory_order_acquire);
+        if (v < op->seq)
+            return 0;
+    }
+    return 1;
+}

@@ -1,0 +1,87 @@
+/*
+ * Collectives through shared memory, for a communicator whose ranks all
+ * live on one host: instead of messages, each rank writes into a slot of
+ * the host's segment (transports/shm/coll_area.h) and waits for flags that
+ * the others set there. One step of such an algorithm is a POLL step of
+ * the schedule (sched.h), so blocking and nonblocking calls still share the
+ * code, and a waiting rank sleeps on its doorbell like any other: writers
+ * ring the doorbells of the members after each flag.
+ *
+ * Slot agreement: the first blocking collective on such a communicator
+ * (any kind) first runs tern_coll_shm_setup(), an allreduce in which rank 0
+ * offers a free slot and every rank says whether it reaches all the others
+ * through shm. All members run it in the same call, since blocking
+ * collectives happen in the same order everywhere, so they agree on the
+ * outcome before any later collective selects its algorithm; nonblocking
+ * collectives never agree, they only use a slot agreed earlier (and
+ * messages until then). Without a slot (all taken, shm not used,
+ * TERN_SHM_COLL_SLOTS=0) the communicator keeps using messages.
+ *
+ * Operations: every shared-memory operation on the communicator takes the
+ * next sequence number. A rank starts operation s only after it finished
+ * s - 1, so its flags move forward in order; operation s uses the slot's
+ * buffer set s % 2. A rank that starts s + 2 has finished s + 1, which
+ * needed every member to have started s + 1 and so to have finished s:
+ * nobody still reads the set that s + 2 overwrites.
+ */
+#ifndef TERN_COLLECTIVES_SHM_H
+#define TERN_COLLECTIVES_SHM_H
+
+#include <stdint.h>
+
+#include "collectives/algo.h"
+#include "libmpi/core/comm.h"
+#include "transports/shm/coll_area.h"
+
+struct tern_coll_shm {
+    int slot;                       /* -1: this communicator uses messages. */
+    struct tern_shm_coll_slot view;
+    uint64_t next_seq;              /* Sequence number of the last operation built. */
+    uint64_t done_seq;              /* ... of the last one this rank finished. */
+};
+
+/* Agrees on a slot for comm if it has not yet (see above); a blocking,
+ * collective call. 0 also when the communicator ends up without a slot. */
+int tern_coll_shm_setup(struct tern_comm *comm);
+
+/* Whether the first blocking collective on comm must call setup: comm has
+ * two ranks or more, all on this host, and has not agreed yet. */
+int tern_coll_shm_wanted(struct tern_comm *comm);
+
+/* Gives back comm's slot and frees its state (when comm is destroyed). */
+void tern_coll_shm_free(struct tern_comm *comm);
+
+/* Whether a call can run in shared memory: it covers the whole
+ * communicator, which has a slot. */
+int tern_coll_shm_usable(const struct tern_coll_args *a);
+
+/* What every operation's steps share. */
+struct tern_coll_shm_op {
+    struct tern_coll_shm *sh;
+    struct tern_comm *comm;
+    uint64_t seq;
+};
+
+/* Fills op for the next operation on a->comm. */
+void tern_coll_shm_op_init(struct tern_coll_shm_op *op, const struct tern_coll_args *a);
+
+/* For POLL steps: whether this rank finished the operation before op (so
+ * op may start), and the end of op on this rank. */
+int tern_coll_shm_my_turn(const struct tern_coll_shm_op *op);
+void tern_coll_shm_finish(const struct tern_coll_shm_op *op);
+
+/* This rank's cell for op, and member r's. */
+static inline struct tern_shm_coll_cell *tern_coll_shm_cell(const struct tern_coll_shm_op *op,
+                                                            int r)
+{
+    return tern_shm_coll_cell(&op->sh->view, op->seq, r);
+}
+
+/* Publishes flag (the seq of this rank's cell, or of its reduced line) =
+ * op->seq and wakes the other members. */
+void tern_coll_shm_publish(const struct tern_coll_shm_op *op, _Atomic uint64_t *flag);
+
+/* Whether every member's cell (reduced: 1, reduced line) reached op->seq. */
+int tern_coll_shm_all_reached(const struct tern_coll_shm_op *op, int reduced);
+
+#endif

@@ -1,0 +1,107 @@
+/*
+ * The collective area of the per-host segment: slots through which the
+ * ranks of a communicator that lives on one host run collectives in shared
+ * memory (collectives/shm.h has the protocol; this file only the memory).
+ *
+ * Layout: after the rings, `slots` slots of equal size. A slot is a header
+ * line (how many ranks still use it; 0 when free); TERN_SHM_COLL_SETS sets
+ * of one cell per member (indexed by rank in the communicator); one line
+ * per member for its `reduced` flag; then the sets of one buffer per
+ * member. Consecutive operations on a communicator use alternate sets, so
+ * a rank can fill its cell and buffer for the next operation while others
+ * still read the previous one.
+ *
+ * Lifecycle: one rank of a communicator takes a free slot
+ * (tern_shm_coll_alloc, which also clears its flags) and tells the others
+ * its index with a message; each member calls tern_shm_coll_release when
+ * the communicator is freed, and the last one makes the slot free again.
+ * The area exists only while the shm transport is connected; without it
+ * (one rank on the host, shm left out of TERN_TRANSPORTS, no slots
+ * configured) tern_shm_coll_alloc returns -1 and collectives use messages.
+ */
+#ifndef TERN_SHM_COLL_AREA_H
+#define TERN_SHM_COLL_AREA_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "transports/shm/ring.h"
+
+#define TERN_SHM_COLL_SETS 2
+
+struct tern_shm_coll_hdr {
+    alignas(TERN_SHM_CACHE_LINE) _Atomic uint32_t users;
+};
+
+/* Bytes of input that travel inside a member's cell. */
+#define TERN_SHM_COLL_INLINE 48
+
+/* A member's cell in one set. Sequence numbers grow by one per operation on
+ * the communicator; a small input shares the line with its flag, so that a
+ * reader gets both with one cache miss. */
+struct tern_shm_coll_cell {
+    alignas(TERN_SHM_CACHE_LINE) _Atomic uint64_t seq; /* Input of op seq is in. */
+    uint64_t bytes;                 /* Bytes it contributes, for checks. */
+    unsigned char data[TERN_SHM_COLL_INLINE];
+};
+
+struct tern_shm_coll_reduced {
+    alignas(TERN_SHM_CACHE_LINE) _Atomic uint64_t seq; /* Its share of op seq is in. */
+};
+
+/* A rank's view of one slot. */
+struct tern_shm_coll_slot {
+    struct tern_shm_coll_hdr *hdr;
+    struct tern_shm_coll_cell *cells;       /* [SETS][local_size] */
+    struct tern_shm_coll_reduced *reduced;  /* [local_size] */
+    char *data;
+    size_t buf;                         /* Bytes of each member's buffer. */
+    int local_size;                     /* Members a slot can hold. */
+};
+
+/* The geometry, a pure function of the ranks on the host: each member's
+ * buffer, and the bytes of a whole slot. */
+size_t tern_shm_coll_buf_bytes(int local_size);
+size_t tern_shm_coll_slot_bytes(int local_size);
+
+/* Member m's cell for the operation with sequence number seq. */
+static inline struct tern_shm_coll_cell *
+tern_shm_coll_cell(const struct tern_shm_coll_slot *s, uint64_t seq, int m)
+{
+    size_t set = (size_t)(seq % TERN_SHM_COLL_SETS);
+    return &s->cells[set * (size_t)s->local_size + (size_t)m];
+}
+
+/* Member m's buffer for the operation with sequence number seq. */
+static inline char *tern_shm_coll_buf(const struct tern_shm_coll_slot *s,
+                                      uint64_t seq, int m)
+{
+    size_t set = (size_t)(seq % TERN_SHM_COLL_SETS);
+    return s->data + (set * (size_t)s->local_size + (size_t)m) * s->buf;
+}
+
+/* Takes a free slot for nmembers ranks and clears its flags; the slot's
+ * index, or -1 when there is no area or no free slot. */
+int tern_shm_coll_alloc(int nmembers);
+
+/* Fills *out for slot i; 0, or TERN_EINVAL if there is no such slot. */
+int tern_shm_coll_slot(int i, struct tern_shm_coll_slot *out);
+
+/* n members are done with slot i (the allocator gives back a slot that its
+ * communicator did not take with n = nmembers). */
+void tern_shm_coll_release(int i, int n);
+
+/* Whether world rank w is on this host and reached through shm. */
+int tern_shm_coll_local(int w);
+
+/* Wakes world rank w if it sleeps waiting (it must be local): called after
+ * publishing a flag that it may wait for. */
+void tern_shm_coll_wake(int w);
+
+/* From shm.c: the mapped segment and its layout, NULL while not connected. */
+struct tern_shm_layout;
+void *tern_shm_area(const struct tern_shm_layout **l);
+
+#endif
