@@ -72,7 +72,7 @@ static int two_level_commutative(const struct tern_coll_args *a)
  * 0.51, Allreduce 8 B 0.56 / 0.51-0.54, 64 KiB 6.7 / 16.1; 8 ranks
  * (oversubscribed) Barrier 37-50 / 67-78, Allreduce 8 B 44-49 / 74-82,
  * 64 KiB 127-140 / 510-555. At 8 B on 2 ranks both wait for one cache
- * line each way (0.31 us for two bare processes here), so they tie. */
+ * line each way, so they tie. */
 
 static const struct tern_coll_algo barrier_algos[] = {
     { .name = "dissemination", .build = tern_coll_barrier_dissemination },
