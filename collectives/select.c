@@ -65,14 +65,9 @@ static int two_level_commutative(const struct tern_coll_args *a)
 }
 
 /* Shared-memory algorithms (collectives/shm.h): chosen whenever the
- * communicator lives on one host and got a slot, within their limits
- * (Allreduce: one member's buffer, commutative op, contiguous type).
- * Measured on the reference 2-core VM, us per call, shm / messages (the
- * automatic choice before), 2 runs each: 2 ranks Barrier 0.42-0.48 /
- * 0.51, Allreduce 8 B 0.56 / 0.51-0.54, 64 KiB 6.7 / 16.1; 8 ranks
- * (oversubscribed) Barrier 37-50 / 67-78, Allreduce 8 B 44-49 / 74-82,
- * 64 KiB 127-140 / 510-555. At 8 B on 2 ranks both wait for one cache
- * line each way, so they tie. */
+ * communicator lives on one host and got a slot, within their limits. They
+ * beat the message algorithms at every size measured except 8 B on 2 ranks
+ * (a tie); the figures are in docs/algorithms.md. */
 
 static const struct tern_coll_algo barrier_algos[] = {
     { .name = "dissemination", .build = tern_coll_barrier_dissemination },
