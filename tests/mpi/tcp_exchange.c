@@ -59,8 +59,17 @@ int main(int argc, char **argv)
         sleep((unsigned)wait_s);
     for (int s = 0; s < 5; s++)
         bad |= round_trip(s, sizes[s]);
-    if (wait_s > 0 && !late)
+    if (wait_s > 0 && !late) {
         sleep((unsigned)wait_s);
+        /* Then keep the progress engine turning for a second, so that
+         * every rank gets to the connections that arrived while it slept
+         * (tcp_hostile.sh counts them as they are dropped), however soon
+         * the rest of the job would end. */
+        double t0 = MPI_Wtime();
+        int flag;
+        while (MPI_Wtime() - t0 < 1.0)
+            MPI_Iprobe(MPI_ANY_SOURCE, 999, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     for (int s = 0; s < 5; s++)
         bad |= round_trip(10 + s, sizes[s]);
