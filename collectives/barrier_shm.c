@@ -12,36 +12,32 @@
  */
 #include "collectives/shm.h"
 
-struct barrier_op {
-    struct tern_coll_shm_op op;
-};
-
 static int arrive(struct tern_sched *s, void *arg)
 {
     (void)s;
-    struct barrier_op *b = arg;
-    if (!tern_coll_shm_my_turn(&b->op))
+    struct tern_coll_shm_op *op = arg;
+    if (!tern_coll_shm_my_turn(op))
         return 0;
-    tern_coll_shm_publish(&b->op, &tern_coll_shm_cell(&b->op, b->op.comm->rank)->seq);
+    tern_coll_shm_publish(op, &tern_coll_shm_cell(op, op->comm->rank)->seq);
     return 1;
 }
 
 static int leave(struct tern_sched *s, void *arg)
 {
     (void)s;
-    struct barrier_op *b = arg;
-    if (!tern_coll_shm_all_reached(&b->op, 0))
+    struct tern_coll_shm_op *op = arg;
+    if (!tern_coll_shm_all_reached(op, 0))
         return 0;
-    tern_coll_shm_finish(&b->op);
+    tern_coll_shm_finish(op);
     return 1;
 }
 
 void tern_coll_barrier_shm(struct tern_sched *s, const struct tern_coll_args *a)
 {
-    struct barrier_op *b = tern_sched_scratch(s, sizeof *b);
-    if (!b)
+    struct tern_coll_shm_op *op = tern_sched_scratch(s, sizeof *op);
+    if (!op)
         return;
-    tern_coll_shm_op_init(&b->op, a);
-    tern_sched_poll(s, arrive, b);
-    tern_sched_poll(s, leave, b);
+    tern_coll_shm_op_init(op, a);
+    tern_sched_poll(s, arrive, op);
+    tern_sched_poll(s, leave, op);
 }
