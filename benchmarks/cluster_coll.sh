@@ -26,7 +26,7 @@ TERN_CLUSTER_OWNER=$$ "$cluster" up >/dev/null || exit 1
 eval "$("$cluster" env)"
 trap '"$cluster" down >/dev/null 2>&1; rm -rf "$work"' EXIT
 work=$(mktemp -d)
-benches="allreduce bcast reduce barrier"
+benches="allreduce bcast reduce barrier allgather gather scatter"
 for b in $benches; do
     srcs="$src/benchmarks/coll_$b.c $src/benchmarks/coll_util.c $src/benchmarks/coll_verify.c $src/benchmarks/bench_util.c"
     command -v mpicc.openmpi >/dev/null && mpicc.openmpi -O2 -o "$work/ompi_$b" $srcs
@@ -74,3 +74,13 @@ row "Bcast 1 MiB" bcast 1M BCAST binomial
 row "Reduce 8 B" reduce 8 REDUCE binomial
 row "Reduce 64 KiB" reduce 64K REDUCE binomial
 row "Reduce 1 MiB" reduce 1M REDUCE binomial
+row "Allgather 8 B" allgather 8 ALLGATHER ring
+row "Allgather 1 KiB" allgather 1K ALLGATHER ring
+row "Allgather 8 KiB" allgather 8K ALLGATHER ring
+row "Allgather 64 KiB" allgather 64K ALLGATHER ring
+row "Gather 8 B" gather 8 GATHER binomial
+row "Gather 1 KiB" gather 1K GATHER binomial
+row "Gather 16 KiB" gather 16K GATHER linear
+row "Scatter 8 B" scatter 8 SCATTER binomial
+row "Scatter 1 KiB" scatter 1K SCATTER binomial
+row "Scatter 16 KiB" scatter 16K SCATTER linear

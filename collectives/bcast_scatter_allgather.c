@@ -21,7 +21,7 @@
  * (p - 1) * alpha + (p-1)/p * n * beta; about 2n bytes per rank instead of
  * the binomial tree's ceil(log2 p) * n on the critical path: in this model
  * it wins for large messages once p > 2, but its p - 1 + log2 p messages
- * cost more where ranks share cores (select.c has the measurements). Any
+ * cost more where ranks share cores (select_reduce.c has the measurements). Any
  * p >= 1.
  */
 #include "collectives/algo.h"

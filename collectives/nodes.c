@@ -32,12 +32,23 @@ static int number_hosts(const struct tern_comm *c, int *node_of)
     return n;
 }
 
-/* One allocation: the struct, then node_of[size], leader[] and local[],
- * each at most size long. */
+/* Host order (nodes.h): the place of each host's first rank. */
+static void first_places(struct tern_coll_nodes *nd, int size)
+{
+    for (int k = 0; k <= nd->nnodes; k++)
+        nd->first[k] = 0;
+    for (int r = 0; r < size; r++)
+        nd->first[nd->node_of[r] + 1]++;
+    for (int k = 0; k < nd->nnodes; k++)
+        nd->first[k + 1] += nd->first[k];
+}
+
+/* One allocation: the struct, then node_of[size], leader[], local[] and
+ * pos[], each at most size long, and first[], at most size + 1. */
 static struct tern_coll_nodes *compute(const struct tern_comm *c)
 {
     size_t n = (size_t)c->size;
-    struct tern_coll_nodes *nd = malloc(sizeof *nd + 3 * n * sizeof(int));
+    struct tern_coll_nodes *nd = malloc(sizeof *nd + (5 * n + 1) * sizeof(int));
     int *count = calloc(n, sizeof *count);
     if (!nd || !count)
         goto fail;
@@ -47,10 +58,17 @@ static struct tern_coll_nodes *compute(const struct tern_comm *c)
         goto fail;
     nd->leader = nd->node_of + n;
     nd->local = nd->leader + n;
+    nd->pos = nd->local + n;
+    nd->first = nd->pos + n;
+    first_places(nd, c->size);
     nd->node = nd->node_of[c->rank];
     nd->nlocal = nd->max_local = 0;
+    nd->host_ordered = 1;
     for (int r = 0; r < c->size; r++) {
         int k = nd->node_of[r];
+        nd->pos[r] = nd->first[k] + count[k];
+        if (nd->pos[r] != r)
+            nd->host_ordered = 0;
         if (count[k]++ == 0)
             nd->leader[k] = r;
         if (count[k] > nd->max_local)
@@ -102,6 +120,52 @@ int tern_coll_local_root(const struct tern_coll_nodes *nd, int root)
     while (nd->local[i] != root)
         i++;
     return i;
+}
+
+char *tern_coll_host_packed(struct tern_sched *s, const struct tern_coll_nodes *nd,
+                            void *buf, size_t count, const struct tern_dtype *dt)
+{
+    size_t size = (size_t)nd->first[nd->nnodes];
+    if (nd->host_ordered && tern_dtype_contig(dt, count * size))
+        return buf;
+    return tern_sched_scratch(s, size * count * dt->size);
+}
+
+void tern_coll_host_permute(struct tern_sched *s, const struct tern_coll_nodes *nd,
+                            void *buf, size_t count, const struct tern_dtype *dt,
+                            char *packed, int to_buf)
+{
+    if (packed == buf)
+        return;
+    const struct tern_dtype *byte = tern_dtype_get(MPI_BYTE);
+    int size = nd->first[nd->nnodes];
+    size_t bytes = count * dt->size;
+    for (int r = 0, run; r < size; r += run) {
+        for (run = 1; r + run < size && nd->pos[r + run] == nd->pos[r] + run; run++)
+            ;
+        void *user = tern_coll_elem(buf, (size_t)r * count, dt);
+        char *piece = packed + (size_t)nd->pos[r] * bytes;
+        size_t n = (size_t)run * count;
+        if (to_buf)
+            tern_sched_copy(s, piece, n * dt->size, byte, user, n, dt);
+        else
+            tern_sched_copy(s, user, n, dt, piece, n * dt->size, byte);
+    }
+}
+
+int tern_coll_host_pieces(struct tern_sched *s, const struct tern_coll_nodes *nd,
+                          size_t bytes, size_t **counts, size_t **displs)
+{
+    size_t h = (size_t)nd->nnodes;
+    *counts = tern_sched_scratch(s, 2 * h * sizeof **counts);
+    if (!*counts)
+        return -1;
+    *displs = *counts + h;
+    for (int k = 0; k < nd->nnodes; k++) {
+        (*counts)[k] = (size_t)(nd->first[k + 1] - nd->first[k]) * bytes;
+        (*displs)[k] = (size_t)nd->first[k] * bytes;
+    }
+    return 0;
 }
 
 void tern_coll_phase(struct tern_sched *s, struct tern_coll_args *sub, const int *view,

@@ -30,6 +30,13 @@ struct tern_coll_nodes {
     int *node_of;       /* [size]: the host of each rank. */
     int *leader;        /* [nnodes]: the lowest rank of each host. */
     int *local;         /* [nlocal]: the ranks on this host, ascending. */
+    /* Host order: host 0's ranks ascending, then host 1's, and so on; the
+     * gathering algorithms keep everyone's blocks packed in this order, so
+     * that each host's blocks are one piece. */
+    int *pos;           /* [size]: each rank's place in host order. */
+    int *first;         /* [nnodes + 1]: the place of each host's first
+                           rank; first[nnodes] is the size. */
+    int host_ordered;   /* Whether host order is rank order (pos[r] == r). */
 };
 
 /* The layout of comm, computed on first use and kept with the
@@ -50,6 +57,31 @@ int *tern_coll_leaders(struct tern_sched *s, const struct tern_coll_nodes *nd, i
  * leaders' phase of a call rooted at `root`: the root on its own host, the
  * leader (index 0) elsewhere. */
 int tern_coll_local_root(const struct tern_coll_nodes *nd, int root);
+
+/* The blocks of the gathering algorithms (Allgather, Gather, Scatter in
+ * two levels). Each rank's block is `count` elements of dt, packed into
+ * count * dt->size bytes in host order.
+ *
+ * tern_coll_host_packed: where the blocks of all ranks are packed: buf
+ * itself, which holds them in rank order, when that is host order and
+ * the blocks are contiguous; otherwise scratch of the schedule (NULL if
+ * memory runs out).
+ *
+ * tern_coll_host_permute: adds the copies from packed to buf (to_buf) or
+ * back; none when packed is buf. Ranks whose blocks are neighbours in
+ * both orders move as one copy. */
+char *tern_coll_host_packed(struct tern_sched *s, const struct tern_coll_nodes *nd,
+                            void *buf, size_t count, const struct tern_dtype *dt);
+void tern_coll_host_permute(struct tern_sched *s, const struct tern_coll_nodes *nd,
+                            void *buf, size_t count, const struct tern_dtype *dt,
+                            char *packed, int to_buf);
+
+/* The hosts' pieces of the packed blocks, for the leaders' phase (a v
+ * form over one rank per host): counts[k] and displs[k] in bytes, with
+ * `bytes` per rank. Scratch of the schedule; 0, or -1 if memory runs
+ * out. */
+int tern_coll_host_pieces(struct tern_sched *s, const struct tern_coll_nodes *nd,
+                          size_t bytes, size_t **counts, size_t **displs);
 
 /* Adds the steps of builder b run over the ranks view[0 .. n - 1] of the
  * communicator, this rank being view[me]; with b NULL, of the algorithm

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Node-aware (two-level) collectives across the cluster. Barrier, Bcast,
-# Reduce and Allreduce are forced to two_level (TERN_COLL_<NAME>=two_level)
+# Reduce, Allreduce, Allgather, Gather and Scatter are forced to two_level
+# (TERN_COLL_<NAME>=two_level)
 # and checked by the collective test programs of tests/mpi (every size,
 # type, op, root, in-place form, split and duplicated communicators,
 # nonblocking calls, mismatched counts giving errors and not hangs), with
@@ -9,7 +10,8 @@
 #   - 3, 2 and 2 per host round-robin (--map-by node: ranks 0, 3, 6 on h1),
 #     so a host's ranks are not neighbours and hosts differ in size.
 # The verbose log must show that two_level ran on MPI_COMM_WORLD, and the
-# automatic choice must pick it there too.
+# automatic choice must pick it there too (for Gather and Scatter it does
+# only when a host's ranks are not neighbours, as here).
 : "${TERN_TEST_TIMEOUT:=600}"
 . "${srcdir:-.}/tests/cluster/lib.sh"
 
@@ -17,14 +19,16 @@ T=$PWD/tests/mpi
 [ -x "$MPIRUN" ] || fail "no mpirun at $MPIRUN; build first"
 printf 'h1 slots=3\nh2 slots=2\nh3 slots=2\n' >"$TMP/hf_uneven"
 FORCE="-x TERN_COLL_BARRIER=two_level -x TERN_COLL_BCAST=two_level
-       -x TERN_COLL_REDUCE=two_level -x TERN_COLL_ALLREDUCE=two_level"
+       -x TERN_COLL_REDUCE=two_level -x TERN_COLL_ALLREDUCE=two_level
+       -x TERN_COLL_ALLGATHER=two_level -x TERN_COLL_GATHER=two_level
+       -x TERN_COLL_SCATTER=two_level"
 
 # run_layout LABEL MPIRUN_OPTIONS...: the test programs, forced to two_level.
 run_layout() {
     local label=$1 prog args out
     shift
     for prog in coll_suite_reduce coll_suite_rooted coll_suite_comms coll_suite_nb \
-                coll_all_algos coll_errors coll_suite_mismatch "coll_rooted_algos 256K" \
+                coll_suite_allto coll_all_algos coll_errors coll_suite_mismatch "coll_rooted_algos 256K" \
                 "coll_reduce_algos 256K"; do
         args=${prog#* }
         [ "$args" = "$prog" ] && args=
@@ -38,17 +42,18 @@ run_layout() {
 }
 
 # two_level_ran LABEL NP MPIRUN_OPTIONS...: rank 0's verbose log names
-# two_level for each of the four collectives on all NP ranks.
+# two_level for each of the seven collectives on all NP ranks.
 two_level_ran() {
     local label=$1 np=$2 prog call
     shift 2
     : >"$TMP/verbose"
-    for prog in coll_suite_comms coll_suite_reduce; do
+    for prog in coll_suite_comms coll_suite_reduce coll_suite_rooted; do
         run_mpirun -np "$np" "$@" -x TERN_VERBOSE=2 "$T/$prog" >/dev/null 2>"$TMP/err" ||
             fail "$prog ($label, verbose) failed: $(tail -5 "$TMP/err")"
         cat "$TMP/err" >>"$TMP/verbose"
     done
-    for call in MPI_Barrier MPI_Bcast MPI_Reduce MPI_Allreduce; do
+    for call in MPI_Barrier MPI_Bcast MPI_Reduce MPI_Allreduce MPI_Allgather MPI_Gather \
+                MPI_Scatter; do
         grep -q "rank 0 .*$call on $np ranks, [0-9]* bytes: two_level" "$TMP/verbose" ||
             fail "$label: no $call ran two_level on $np ranks: $(grep -m3 "$call on" "$TMP/verbose")"
     done
@@ -60,5 +65,5 @@ check_clean
 run_layout "3+2+2 round-robin" -np 7 --hostfile "$TMP/hf_uneven" --map-by node
 check_clean
 two_level_ran "forced, 3+2+2 round-robin" 7 --hostfile "$TMP/hf_uneven" --map-by node $FORCE
-two_level_ran "automatic, 2 per host" 6 --hostfile "$TERN_CLUSTER_HOSTFILE"
+two_level_ran "automatic, 3+2+2 round-robin" 7 --hostfile "$TMP/hf_uneven" --map-by node
 finish

@@ -3,9 +3,10 @@
 # coll_algos NAME FALLBACK...
 #   Prints the algorithm names of TERN_COLL_<NAME>, as the build tree's
 #   tools/tern-info lists them (its help line "Algorithm of MPI_x: auto, a, b
-#   or c"); when tern-info does not list the variable, the FALLBACK names the
-#   wrapper keeps, less those tern-info refuses (it logs "names no
-#   algorithm" for them). Prints nothing if no name is left.
+#   or c"), less two_level (see below); when tern-info does not list the
+#   variable, the FALLBACK names the wrapper keeps, less those tern-info
+#   refuses (it logs "names no algorithm" for them). Prints nothing if no
+#   name is left.
 #
 # coll_suite PROG NPLIST AUTO_NPLIST TIMEOUT SPEC... [-- PROG_ARGS...]
 #   Runs PROG through tests/run-mpi-test.sh once per algorithm index i: the
@@ -27,6 +28,10 @@ coll_algos() {
             { sub(/^ +/, "") }
             index($0, v) == 1 { found = 1 }')
     fi
+    # two_level needs a communicator over several hosts: on one host it
+    # gives way to the automatic choice, so a run forcing it would repeat
+    # the unforced run. tests/cluster/coll_nodes.sh forces it on hosts.
+    _list=$(echo $_list | tr ' ' '\n' | grep -vx two_level)
     if [ -n "$(echo $_list)" ]; then
         echo $_list
         return

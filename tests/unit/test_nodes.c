@@ -62,6 +62,10 @@ static void test_round_robin_world(void)
     expect_ints(nd->node_of, (int[]){ 0, 1, 2, 0, 1, 2, 0 }, 7);
     expect_ints(nd->leader, (int[]){ 0, 1, 2 }, 3);
     expect_ints(nd->local, (int[]){ 1, 4 }, 2);
+    /* Host order: 0, 3, 6 | 1, 4 | 2, 5. */
+    expect_ints(nd->first, (int[]){ 0, 3, 5, 7 }, 4);
+    expect_ints(nd->pos, (int[]){ 0, 3, 5, 1, 4, 6, 2 }, 7);
+    CU_ASSERT_FALSE(nd->host_ordered);
     CU_ASSERT_TRUE(usable(&c, 7));
     /* Inside a phase of another two-level call (a subset), never. */
     CU_ASSERT_FALSE(usable(&c, 3));
@@ -104,7 +108,76 @@ static void test_sub_communicator(void)
     expect_ints(nd->node_of, (int[]){ 0, 0, 1, 1 }, 4);
     expect_ints(nd->leader, (int[]){ 0, 2 }, 2);
     expect_ints(nd->local, (int[]){ 2, 3 }, 2);
+    expect_ints(nd->first, (int[]){ 0, 2, 4 }, 3);
+    expect_ints(nd->pos, (int[]){ 0, 1, 2, 3 }, 4);
+    CU_ASSERT_TRUE(nd->host_ordered);
     CU_ASSERT_TRUE(usable(&c, 4));
+    free(c.nodes);
+}
+
+/* The copies between rank order and the packed host order. */
+static void test_host_packing(void)
+{
+    const struct tern_dtype *ints = tern_dtype_get(MPI_INT);
+    int buf[7 * 2];
+    struct tern_sched s;
+
+    /* Host order is rank order and MPI_INT is contiguous: the receive
+     * buffer holds the packed blocks, and nothing is copied. */
+    int in_order[4] = { 5, 2, 6, 3 };
+    struct tern_comm c = make(4, in_order, 0);
+    const struct tern_coll_nodes *nd = tern_coll_nodes(&c);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(nd);
+    tern_sched_init(&s, &c);
+    CU_ASSERT_PTR_EQUAL(tern_coll_host_packed(&s, nd, buf, 2, ints), (char *)buf);
+    tern_coll_host_permute(&s, nd, buf, 2, ints, (char *)buf, 1);
+    CU_ASSERT_EQUAL(s.nsteps, 0);
+    /* The hosts' pieces: 2 ranks of 8 bytes each. */
+    size_t *counts, *displs;
+    CU_ASSERT_EQUAL_FATAL(tern_coll_host_pieces(&s, nd, 8, &counts, &displs), 0);
+    CU_ASSERT_EQUAL(counts[0], 16);
+    CU_ASSERT_EQUAL(counts[1], 16);
+    CU_ASSERT_EQUAL(displs[0], 0);
+    CU_ASSERT_EQUAL(displs[1], 16);
+    tern_sched_free(&s);
+    free(c.nodes);
+
+    /* Round-robin: no two neighbours in rank order are neighbours in host
+     * order, so every rank's block is its own copy, to its place. */
+    int world[7] = { 0, 1, 2, 3, 4, 5, 6 };
+    c = make(7, world, 0);
+    nd = tern_coll_nodes(&c);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(nd);
+    tern_sched_init(&s, &c);
+    char *packed = tern_coll_host_packed(&s, nd, buf, 2, ints);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(packed);
+    CU_ASSERT_PTR_NOT_EQUAL(packed, (char *)buf);
+    tern_coll_host_permute(&s, nd, buf, 2, ints, packed, 1);
+    CU_ASSERT_EQUAL_FATAL(s.nsteps, 7);
+    for (int r = 0; r < 7; r++) {
+        CU_ASSERT_PTR_EQUAL(s.steps[r].src, packed + nd->pos[r] * 8);
+        CU_ASSERT_PTR_EQUAL(s.steps[r].dst, &buf[2 * r]);
+        CU_ASSERT_EQUAL(s.steps[r].dcount, 2);
+    }
+    tern_sched_free(&s);
+    free(c.nodes);
+
+    /* World ranks 2, 5, 0, 3 (hosts 2, 2, 0, 0) are in host order. Into
+     * a packed buffer of its own (as a non-contiguous type needs), the
+     * blocks move as one copy. */
+    int blocks[4] = { 2, 5, 0, 3 };
+    c = make(4, blocks, 0);
+    nd = tern_coll_nodes(&c);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(nd);
+    CU_ASSERT_TRUE(nd->host_ordered);
+    tern_sched_init(&s, &c);
+    packed = tern_sched_scratch(&s, 4 * 8);
+    tern_coll_host_permute(&s, nd, buf, 2, ints, packed, 0);
+    CU_ASSERT_EQUAL_FATAL(s.nsteps, 1);
+    CU_ASSERT_PTR_EQUAL(s.steps[0].src, buf);
+    CU_ASSERT_PTR_EQUAL(s.steps[0].dst, packed);
+    CU_ASSERT_EQUAL(s.steps[0].count, 8);
+    tern_sched_free(&s);
     free(c.nodes);
 }
 
@@ -137,6 +210,7 @@ int main(void)
     static const struct cunit_test tests[] = {
         { "round-robin placement, leaders and local roots", test_round_robin_world },
         { "a sub-communicator numbers its own hosts", test_sub_communicator },
+        { "blocks packed in host order", test_host_packing },
         { "one rank per host, one host: no two-level", test_flat_layouts },
         { NULL, NULL },
     };
