@@ -26,7 +26,7 @@ TERN_CLUSTER_OWNER=$$ "$cluster" up >/dev/null || exit 1
 eval "$("$cluster" env)"
 trap '"$cluster" down >/dev/null 2>&1; rm -rf "$work"' EXIT
 work=$(mktemp -d)
-benches="allreduce bcast reduce barrier allgather gather scatter"
+benches="allreduce bcast reduce barrier allgather gather scatter alltoall"
 for b in $benches; do
     srcs="$src/benchmarks/coll_$b.c $src/benchmarks/coll_util.c $src/benchmarks/coll_verify.c $src/benchmarks/bench_util.c"
     command -v mpicc.openmpi >/dev/null && mpicc.openmpi -O2 -o "$work/ompi_$b" $srcs
@@ -84,3 +84,6 @@ row "Gather 16 KiB" gather 16K GATHER linear
 row "Scatter 8 B" scatter 8 SCATTER binomial
 row "Scatter 1 KiB" scatter 1K SCATTER binomial
 row "Scatter 16 KiB" scatter 16K SCATTER linear
+row "Alltoall 8 B" alltoall 8 ALLTOALL linear
+row "Alltoall 1 KiB" alltoall 1K ALLTOALL linear
+row "Alltoall 16 KiB" alltoall 16K ALLTOALL linear

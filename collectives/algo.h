@@ -105,6 +105,7 @@ tern_coll_builder tern_coll_allreduce_two_level;
 tern_coll_builder tern_coll_allgather_two_level;
 tern_coll_builder tern_coll_gather_two_level;
 tern_coll_builder tern_coll_scatter_two_level;
+tern_coll_builder tern_coll_alltoall_two_level;
 
 /* Through shared memory, on one host; shm.h has what they share. */
 tern_coll_builder tern_coll_barrier_shm;

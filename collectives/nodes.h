@@ -58,9 +58,9 @@ int *tern_coll_leaders(struct tern_sched *s, const struct tern_coll_nodes *nd, i
  * leader (index 0) elsewhere. */
 int tern_coll_local_root(const struct tern_coll_nodes *nd, int root);
 
-/* The blocks of the gathering algorithms (Allgather, Gather, Scatter in
- * two levels). Each rank's block is `count` elements of dt, packed into
- * count * dt->size bytes in host order.
+/* The blocks of the two-level Allgather, Gather, Scatter and Alltoall,
+ * one per rank: `count` elements of dt, packed into count * dt->size
+ * bytes in host order.
  *
  * tern_coll_host_packed: where the blocks of all ranks are packed: buf
  * itself, which holds them in rank order, when that is host order and

@@ -238,16 +238,33 @@ static const struct tern_coll_algo *choose_allgatherv(const struct tern_coll_arg
  * p = 4, 512 KiB: linear 383 against 952). */
 #define TERN_ALLTOALL_LINEAR_MAX_TOTAL (2 * 1024 * 1024)
 
+/* Alltoall in two levels (node-aware), on a communicator that spans
+ * several hosts with several ranks on one, while a host's leader gathers
+ * at most this many bytes (the most ranks on a host, times p blocks; it
+ * holds four buffers of that size). Measured on the cluster of
+ * tests/cluster (6 ranks on 3 hosts, whose network is as fast as their
+ * shared memory; medians of 3, us, two_level / linear), 2 per host: blocks
+ * of 8 B 137 / 196, 256 B 133 / 190, 1 KiB 149 / 187, 4 KiB 198 / 218
+ * (48 KiB gathered), 16 KiB 434 / 242; round-robin: 8 B 111 / 182, 1 KiB
+ * 121 / 192, 4 KiB 147 / 223, 16 KiB 2393 / 244. */
+#define TERN_ALLTOALL_TWO_LEVEL_MAX_GATHERED (64 * 1024)
+
 static const struct tern_coll_algo alltoall_algos[] = {
     { .name = "pairwise", .build = tern_coll_alltoall_pairwise },
     { .name = "linear", .build = tern_coll_alltoall_linear },
     { .name = "bruck", .build = tern_coll_alltoall_bruck },
+    { .name = "two_level", .build = tern_coll_alltoall_two_level,
+      .usable = tern_coll_two_level_usable },
 };
 
 static const struct tern_coll_algo *choose_alltoall(const struct tern_coll_args *a)
 {
     int p = a->size;
     size_t block = recv_block_bytes(a);
+    if (tern_coll_two_level_usable(a) &&
+        block * (size_t)p * (size_t)tern_coll_nodes(a->comm)->max_local <=
+            TERN_ALLTOALL_TWO_LEVEL_MAX_GATHERED)
+        return &alltoall_algos[3];
     if (p >= TERN_ALLTOALL_BRUCK_MIN_RANKS && block <= TERN_ALLTOALL_BRUCK_MAX_BLOCK)
         return &alltoall_algos[2];
     if (block * (size_t)p <= TERN_ALLTOALL_LINEAR_MAX_TOTAL)

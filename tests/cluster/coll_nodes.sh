@@ -1,7 +1,7 @@
 #!/bin/bash
 # Node-aware (two-level) collectives across the cluster. Barrier, Bcast,
-# Reduce, Allreduce, Allgather, Gather and Scatter are forced to two_level
-# (TERN_COLL_<NAME>=two_level)
+# Reduce, Allreduce, Allgather, Gather, Scatter and Alltoall are forced to
+# two_level (TERN_COLL_<NAME>=two_level)
 # and checked by the collective test programs of tests/mpi (every size,
 # type, op, root, in-place form, split and duplicated communicators,
 # nonblocking calls, mismatched counts giving errors and not hangs), with
@@ -21,7 +21,7 @@ printf 'h1 slots=3\nh2 slots=2\nh3 slots=2\n' >"$TMP/hf_uneven"
 FORCE="-x TERN_COLL_BARRIER=two_level -x TERN_COLL_BCAST=two_level
        -x TERN_COLL_REDUCE=two_level -x TERN_COLL_ALLREDUCE=two_level
        -x TERN_COLL_ALLGATHER=two_level -x TERN_COLL_GATHER=two_level
-       -x TERN_COLL_SCATTER=two_level"
+       -x TERN_COLL_SCATTER=two_level -x TERN_COLL_ALLTOALL=two_level"
 
 # run_layout LABEL MPIRUN_OPTIONS...: the test programs, forced to two_level.
 run_layout() {
@@ -42,7 +42,7 @@ run_layout() {
 }
 
 # two_level_ran LABEL NP MPIRUN_OPTIONS...: rank 0's verbose log names
-# two_level for each of the seven collectives on all NP ranks.
+# two_level for each of the eight collectives on all NP ranks.
 two_level_ran() {
     local label=$1 np=$2 prog call
     shift 2
@@ -53,7 +53,7 @@ two_level_ran() {
         cat "$TMP/err" >>"$TMP/verbose"
     done
     for call in MPI_Barrier MPI_Bcast MPI_Reduce MPI_Allreduce MPI_Allgather MPI_Gather \
-                MPI_Scatter; do
+                MPI_Scatter MPI_Alltoall; do
         grep -q "rank 0 .*$call on $np ranks, [0-9]* bytes: two_level" "$TMP/verbose" ||
             fail "$label: no $call ran two_level on $np ranks: $(grep -m3 "$call on" "$TMP/verbose")"
     done
