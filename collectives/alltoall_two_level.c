@@ -20,10 +20,11 @@
  *
  * Cost: the gather and the scatter of p n bytes per rank within the host,
  * (h - 1)(alpha_n + l^2 n beta_n) for the leaders on the network, and two
- * copies of l p n bytes at the leader. A flat algorithm sends (p - l) l
- * messages of n bytes across the network from each host; for small blocks
- * alpha_n dominates, for large ones the leader's copies and its share of
- * the network's bytes do, so this is the choice for small blocks only.
+ * copies of l p n bytes at the leader, which holds three buffers of that
+ * size. A flat algorithm sends (p - l) l messages of n bytes across the
+ * network from each host; for small blocks alpha_n dominates, for large
+ * ones the leader's copies and its share of the network's bytes do, so
+ * this is the choice for small blocks only.
  */
 #include <string.h>
 
@@ -125,12 +126,14 @@ void tern_coll_alltoall_two_level(struct tern_sched *s, const struct tern_coll_a
     /* (2) and (3) at the leader: regroup, exchange, reorder. */
     char *scattered = NULL;
     if (leader) {
+        /* What arrives takes the place of what was gathered, which the
+         * regrouping has read by then. */
         char *out = tern_sched_scratch(s, (size_t)nd->nlocal * all);
-        char *arrived = tern_sched_scratch(s, (size_t)nd->nlocal * all);
+        char *arrived = gathered;
         scattered = tern_sched_scratch(s, (size_t)nd->nlocal * all);
         struct reorder *regroup = reorder_new(s, nd, gathered, out, n, p);
         struct reorder *turn = reorder_new(s, nd, arrived, scattered, n, p);
-        if (!out || !arrived || !scattered || !regroup || !turn)
+        if (!out || !scattered || !regroup || !turn)
             return;
         tern_sched_call(s, by_host, regroup);
         tern_sched_round(s);

@@ -67,8 +67,10 @@ struct tern_coll_args {
     /* The ranks taking part and this rank's index among them: the
      * communicator's size and rank (tern_coll_run sets them), or a subset's
      * while a node-aware algorithm runs one of its phases (sched.h, view).
-     * The arrays of the v and w forms stay indexed by communicator rank,
-     * so only collectives without them run as phases. */
+     * The arrays of the v and w forms are indexed by the rank among those
+     * taking part: a phase of a v form gets arrays of its own (the
+     * two-level Gather's Gatherv among the hosts, nodes.h), never the
+     * user's. */
     int size, rank;
     const void *sbuf;
     void *rbuf;

@@ -25,57 +25,45 @@
 void tern_coll_gather_two_level(struct tern_sched *s, const struct tern_coll_args *a)
 {
     const struct tern_coll_nodes *nd = tern_coll_nodes(a->comm);
-    int root = a->rank == a->root, lroot = tern_coll_local_root(nd, a->root);
-    int gathers = nd->lrank == lroot;
+    int root = a->rank == a->root;
+    struct tern_coll_rooted r;
     size_t bytes = root ? a->rcount * a->rdt->size : a->scount * a->sdt->size;
-    int *leaders = tern_coll_leaders(s, nd, a->root);
-    if (bytes == 0 || !leaders)
+    if (tern_coll_rooted_setup(s, nd, a, bytes, a->rbuf, a->rcount, a->rdt, &r) < 0)
         return;
     const struct tern_dtype *byte = tern_dtype_get(MPI_BYTE);
-    size_t nhost = (size_t)nd->nlocal * bytes;
-    char *packed = NULL, *piece = NULL;
-    size_t *counts = NULL, *displs = NULL;
-    if (root) {
-        packed = tern_coll_host_packed(s, nd, a->rbuf, a->rcount, a->rdt);
-        if (!packed || tern_coll_host_pieces(s, nd, bytes, &counts, &displs) < 0)
-            return;
-        piece = packed + displs[nd->node];
-    } else if (gathers) {
-        piece = tern_sched_scratch(s, nhost);
-        if (!piece)
-            return;
-    }
 
     /* The root's input in place is its block of the receive buffer,
      * already where it belongs only when that buffer holds the packed
      * blocks. */
     struct tern_coll_args sub = *a;
-    sub.root = lroot;
-    if (root && a->sbuf == MPI_IN_PLACE && packed != a->rbuf) {
+    sub.root = r.lroot;
+    if (root && a->sbuf == MPI_IN_PLACE && r.packed != a->rbuf) {
         sub.sbuf = tern_coll_elem(a->rbuf, (size_t)a->rank * a->rcount, a->rdt);
         sub.scount = a->rcount;
         sub.sdt = a->rdt;
     }
-    sub.rbuf = piece;
+    sub.rbuf = r.piece;
     sub.rcount = bytes;
     sub.rdt = byte;
     tern_coll_phase(s, &sub, nd->local, nd->nlocal, nd->lrank, NULL);
-    tern_sched_round(s);
+    /* The root's receives from other hosts need not wait for its host. */
+    if (!root)
+        tern_sched_round(s);
 
-    if (gathers) {
+    if (nd->lrank == r.lroot) {
         sub = *a;
         sub.kind = TERN_COLL_GATHERV;
         sub.root = nd->node_of[a->root];
-        sub.sbuf = root ? MPI_IN_PLACE : piece;
-        sub.scount = nhost;
+        sub.sbuf = root ? MPI_IN_PLACE : r.piece;
+        sub.scount = (size_t)nd->nlocal * bytes;
         sub.sdt = byte;
-        sub.rbuf = packed;
-        sub.rcounts = counts;
-        sub.rdispls = displs;
+        sub.rbuf = r.packed;
+        sub.rcounts = r.counts;
+        sub.rdispls = r.displs;
         sub.rdt = byte;
-        tern_coll_phase(s, &sub, leaders, nd->nnodes, nd->node, tern_coll_gatherv_linear);
+        tern_coll_phase(s, &sub, r.leaders, nd->nnodes, nd->node, tern_coll_gatherv_linear);
         tern_sched_round(s);
     }
     if (root)
-        tern_coll_host_permute(s, nd, a->rbuf, a->rcount, a->rdt, packed, 1);
+        tern_coll_host_permute(s, nd, a->rbuf, a->rcount, a->rdt, r.packed, 1);
 }

@@ -168,6 +168,29 @@ int tern_coll_host_pieces(struct tern_sched *s, const struct tern_coll_nodes *nd
     return 0;
 }
 
+int tern_coll_rooted_setup(struct tern_sched *s, const struct tern_coll_nodes *nd,
+                           const struct tern_coll_args *a, size_t bytes, void *buf,
+                           size_t count, const struct tern_dtype *dt,
+                           struct tern_coll_rooted *r)
+{
+    *r = (struct tern_coll_rooted){ .lroot = tern_coll_local_root(nd, a->root),
+                                    .bytes = bytes };
+    r->leaders = tern_coll_leaders(s, nd, a->root);
+    if (bytes == 0 || !r->leaders)
+        return -1;
+    if (a->rank == a->root) {
+        r->packed = tern_coll_host_packed(s, nd, buf, count, dt);
+        if (!r->packed || tern_coll_host_pieces(s, nd, bytes, &r->counts, &r->displs) < 0)
+            return -1;
+        r->piece = r->packed + r->displs[nd->node];
+    } else if (nd->lrank == r->lroot) {
+        r->piece = tern_sched_scratch(s, (size_t)nd->nlocal * bytes);
+        if (!r->piece)
+            return -1;
+    }
+    return 0;
+}
+
 void tern_coll_phase(struct tern_sched *s, struct tern_coll_args *sub, const int *view,
                      int n, int me, tern_coll_builder *b)
 {

@@ -83,6 +83,27 @@ void tern_coll_host_permute(struct tern_sched *s, const struct tern_coll_nodes *
 int tern_coll_host_pieces(struct tern_sched *s, const struct tern_coll_nodes *nd,
                           size_t bytes, size_t **counts, size_t **displs);
 
+/* What a rank of a two-level Gather or Scatter works with (below). */
+struct tern_coll_rooted {
+    int *leaders;               /* tern_coll_leaders() of the root. */
+    int lroot;                  /* tern_coll_local_root() of the root. */
+    size_t bytes;               /* One block. */
+    char *packed;               /* The root: all blocks in host order. */
+    char *piece;                /* The root and the ranks that gather or
+                                   scatter for their host: its blocks. */
+    size_t *counts, *displs;    /* The root: tern_coll_host_pieces(). */
+};
+
+/* Sets up *r for a two-level Gather or Scatter in which each block has
+ * `bytes` bytes as this rank sees it; buf, count and dt are the root's
+ * buffer in rank order (Gather: receive, Scatter: send), only read at the
+ * root. Returns 0; -1 when there is nothing to move, or when memory runs
+ * out (the schedule then holds the error). */
+int tern_coll_rooted_setup(struct tern_sched *s, const struct tern_coll_nodes *nd,
+                           const struct tern_coll_args *a, size_t bytes, void *buf,
+                           size_t count, const struct tern_dtype *dt,
+                           struct tern_coll_rooted *r);
+
 /* Adds the steps of builder b run over the ranks view[0 .. n - 1] of the
  * communicator, this rank being view[me]; with b NULL, of the algorithm
  * that the automatic selection picks for n ranks (tern_coll_choose). sub

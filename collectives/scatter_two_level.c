@@ -23,48 +23,39 @@
 void tern_coll_scatter_two_level(struct tern_sched *s, const struct tern_coll_args *a)
 {
     const struct tern_coll_nodes *nd = tern_coll_nodes(a->comm);
-    int root = a->rank == a->root, lroot = tern_coll_local_root(nd, a->root);
-    int scatters = nd->lrank == lroot;
+    int root = a->rank == a->root;
+    struct tern_coll_rooted r;
     size_t bytes = root ? a->scount * a->sdt->size : a->rcount * a->rdt->size;
-    int *leaders = tern_coll_leaders(s, nd, a->root);
-    if (bytes == 0 || !leaders)
+    void *in = (void *)a->sbuf;
+    if (tern_coll_rooted_setup(s, nd, a, bytes, in, a->scount, a->sdt, &r) < 0)
         return;
     const struct tern_dtype *byte = tern_dtype_get(MPI_BYTE);
-    size_t nhost = (size_t)nd->nlocal * bytes;
-    char *packed = NULL, *piece = NULL;
-    size_t *counts = NULL, *displs = NULL;
     if (root) {
-        packed = tern_coll_host_packed(s, nd, (void *)a->sbuf, a->scount, a->sdt);
-        if (!packed || tern_coll_host_pieces(s, nd, bytes, &counts, &displs) < 0)
-            return;
-        tern_coll_host_permute(s, nd, (void *)a->sbuf, a->scount, a->sdt, packed, 0);
+        tern_coll_host_permute(s, nd, in, a->scount, a->sdt, r.packed, 0);
         tern_sched_round(s);
-        piece = packed + displs[nd->node];
-    } else if (scatters) {
-        piece = tern_sched_scratch(s, nhost);
-        if (!piece)
-            return;
     }
 
     struct tern_coll_args sub = *a;
-    if (scatters) {
+    if (nd->lrank == r.lroot) {
         sub.kind = TERN_COLL_SCATTERV;
         sub.root = nd->node_of[a->root];
-        sub.sbuf = packed;
-        sub.scounts = counts;
-        sub.sdispls = displs;
+        sub.sbuf = r.packed;
+        sub.scounts = r.counts;
+        sub.sdispls = r.displs;
         sub.sdt = byte;
-        sub.rbuf = root ? MPI_IN_PLACE : piece;
-        sub.rcount = nhost;
+        sub.rbuf = root ? MPI_IN_PLACE : r.piece;
+        sub.rcount = (size_t)nd->nlocal * bytes;
         sub.rdt = byte;
-        tern_coll_phase(s, &sub, leaders, nd->nnodes, nd->node, tern_coll_scatterv_linear);
-        tern_sched_round(s);
+        tern_coll_phase(s, &sub, r.leaders, nd->nnodes, nd->node, tern_coll_scatterv_linear);
+        /* The root's own host need not wait for the other hosts. */
+        if (!root)
+            tern_sched_round(s);
     }
 
     /* In place, the root's block stays in its send buffer. */
     sub = *a;
-    sub.root = lroot;
-    sub.sbuf = piece;
+    sub.root = r.lroot;
+    sub.sbuf = r.piece;
     sub.scount = bytes;
     sub.sdt = byte;
     tern_coll_phase(s, &sub, nd->local, nd->nlocal, nd->lrank, NULL);

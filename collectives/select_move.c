@@ -241,7 +241,7 @@ static const struct tern_coll_algo *choose_allgatherv(const struct tern_coll_arg
 /* Alltoall in two levels (node-aware), on a communicator that spans
  * several hosts with several ranks on one, while a host's leader gathers
  * at most this many bytes (the most ranks on a host, times p blocks; it
- * holds four buffers of that size). Measured on the cluster of
+ * holds three buffers of that size). Measured on the cluster of
  * tests/cluster (6 ranks on 3 hosts, whose network is as fast as their
  * shared memory; medians of 3, us, two_level / linear), 2 per host: blocks
  * of 8 B 137 / 196, 256 B 133 / 190, 1 KiB 149 / 187, 4 KiB 198 / 218

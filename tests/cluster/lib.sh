@@ -131,8 +131,9 @@ host_pids() {
 # dump_stacks NAME: every thread's stack of each rank running program NAME,
 # on every host, gathered in parallel (nothing without gdb), with the state a
 # lost packet would show in: each ofi peer's sequence numbers and held
-# packets, and the p2p core's queues (ranks without ofi print an error for
-# the first two, which is skipped).
+# packets, the receive buffers posted to the provider (of how many), the
+# buffers and reads waiting in the transport, and the p2p core's queues
+# (ranks without ofi print an error for the ofi lines, which is skipped).
 dump_stacks() {
     local k p gdbs=
     command -v gdb >/dev/null || { echo "(no gdb: no stacks)"; return; }
@@ -143,6 +144,9 @@ dump_stacks() {
             { echo "== h$k pid $p $(tr '\0' '\n' </proc/"$p"/environ | grep '^TERN_RANK=')"
               timeout 10 gdb -p "$p" -batch -ex "thread apply all bt 30" \
                   -ex "print tern_ofi.n_early" -ex "print *tern_ofi.peers@tern_ofi.size" \
+                  -ex "print tern_ofi.nposted" -ex "print tern_ofi.nrecv" \
+                  -ex "print tern_ofi.unposted" -ex "print tern_ofi.ready_head" \
+                  -ex "print tern_ofi.reads" \
                   -ex "print tern_p2p" 2>/dev/null |
                   grep '^#\|^Thread\|^\$' | sed "s/'\\\\000' <repeats [0-9]* times>//g"; } \
                 >"$TMP/stack.$p" &

@@ -60,6 +60,7 @@ int tern_ofi_post_recv(struct ofi_op_ctx *c)
         tern_ofi_peer_failed(-1, "posting a receive buffer", (int)-rc);
         return TERN_EIO;
     }
+    st->nposted++;
     return 0;
 }
 
@@ -145,6 +146,7 @@ static void on_error_entry(void)
         break;
     case OP_RECV:
         /* Its packet is lost, so the sender's later ones never deliver. */
+        st->nposted--;
         tern_ofi_peer_failed(-1, "a receive", e.err);
         tern_ofi_post_recv(c);
         break;
@@ -180,6 +182,7 @@ int tern_ofi_poll_cq(void)
             st->send_free = c;
             break;
         case OP_RECV:
+            st->nposted--;
             c->len = e[i].len;
             arrived(c, e[i].tag);
             break;

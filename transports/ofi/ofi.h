@@ -210,6 +210,8 @@ struct ofi_state {
     struct ofi_op_ctx *send_free;
     struct ofi_op_ctx *ready_head, *ready_tail; /* In delivery order. */
     struct ofi_op_ctx *unposted; /* Receive buffers to post again. */
+    long nposted;               /* Receive buffers posted to the provider
+                                   (for the hang dumps of tests/cluster). */
     struct ofi_read *reads;     /* Reads under way, oldest first. */
     int delivering;
     long nap_us;                /* The next nap without a wait object. */
