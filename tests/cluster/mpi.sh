@@ -7,7 +7,7 @@
 # answer) against every port the job listens on (the ranks' tcp listeners
 # and mpirun's store) during a run that exchanges checked messages before
 # and after the attack.
-: "${TERN_TEST_TIMEOUT:=300}"
+: "${TERN_TEST_TIMEOUT:=600}"
 . "${srcdir:-.}/tests/cluster/lib.sh"
 
 HF=$TERN_CLUSTER_HOSTFILE
