@@ -9,7 +9,7 @@
 #     in tests/mpi/ofi_suite.test, which says why.)
 # (Without a provider named and without fabric hardware, tcp carries the
 # traffic between hosts; tests/cluster/mpi.sh checks that.)
-: "${TERN_TEST_TIMEOUT:=600}"
+: "${TERN_TEST_TIMEOUT:=900}"
 . "${srcdir:-.}/tests/cluster/lib.sh"
 
 HF=$TERN_CLUSTER_HOSTFILE
