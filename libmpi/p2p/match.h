@@ -29,6 +29,7 @@ struct tern_unexp {
     uint32_t ctx;
     uint8_t type;            /* TERN_PKT_EAGER or TERN_PKT_RTS. */
     uint8_t flags;
+    uint8_t size_class;      /* Its class in unexp.c's cache. */
     size_t len;              /* Message length. */
     uint64_t sreq;
     uint64_t addr;           /* RTS: sender's buffer for single copy, */
@@ -56,6 +57,13 @@ struct tern_request *tern_match_posted(struct tern_matchq *q, uint32_t ctx,
                                        int src, int tag);
 /* Removes a posted receive (for cancel); 1 if it was there. */
 int tern_match_unpost(struct tern_matchq *q, struct tern_request *r);
+
+/* An unexpected entry with room for `payload` bytes of data, reusing a
+ * freed one where it can (unexp.c); NULL when memory runs out. */
+struct tern_unexp *tern_unexp_alloc(size_t payload);
+void tern_unexp_free(struct tern_unexp *u);
+/* Gives the freed entries kept for reuse back to malloc. */
+void tern_unexp_drop_cache(void);
 
 void tern_match_add_unexp(struct tern_matchq *q, struct tern_unexp *u);
 /* The earliest unexpected message fitting the pattern; removed if `take`. */

@@ -226,6 +226,7 @@ int tern_p2p_finalize(void)
     int rc = tern_boot_fence_while(tern_progress);
     int rc2 = run_phase(do_finalize, NULL);
     free(tern_p2p.peers);
+    tern_unexp_drop_cache();
     memset(&tern_p2p, 0, sizeof(tern_p2p));
     n_active = 0;
     return rc ? rc : rc2;

@@ -172,7 +172,7 @@ static void on_message(int peer, const struct tern_pkt *h, const void *payload)
         return;
     }
     size_t keep = h->type == TERN_PKT_EAGER ? h->len : 0;
-    struct tern_unexp *u = malloc(sizeof(*u) + keep);
+    struct tern_unexp *u = tern_unexp_alloc(keep);
     if (!u)
         abort(); /* Dropping a message would break MPI's guarantees. */
     u->magic = 0;
@@ -232,7 +232,7 @@ void tern_p2p_deliver_unexp(struct tern_request *r, struct tern_unexp *u)
         start_rndv(r, u->peer, u->src, u->tag, u->len, u->sreq, u->addr, u->key);
     }
     u->magic = TERN_MAGIC_DEAD;
-    free(u);
+    tern_unexp_free(u);
 }
 
 /* Sets up the receive buffer: the user's, or a packed staging copy. */

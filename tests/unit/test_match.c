@@ -1,5 +1,6 @@
 /*
- * The matching engine: wildcards, posting order, arrival order, cancel.
+ * The matching engine: wildcards, posting order, arrival order, cancel;
+ * and the cache that unexpected entries come from.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,71 @@ static void test_unpost(void)
     free(c);
 }
 
+/* Every byte of an entry's data is writable (ASan checks it). */
+static void fill(struct tern_unexp *u, size_t payload)
+{
+    memset(u->data, 0x5a, payload);
+}
+
+static void test_unexp_cache_reuses(void)
+{
+    /* A freed entry comes back for any payload of its size class. */
+    struct tern_unexp *a = tern_unexp_alloc(8192);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    fill(a, 8192);
+    tern_unexp_free(a);
+    struct tern_unexp *b = tern_unexp_alloc(5000);
+    CU_ASSERT_PTR_EQUAL(b, a);
+    fill(b, 8192);                   /* The class's whole room is there. */
+    /* Another class does not take it. */
+    tern_unexp_free(b);
+    struct tern_unexp *c = tern_unexp_alloc(100);
+    CU_ASSERT_PTR_NOT_EQUAL(c, a);
+    fill(c, 100);
+    CU_ASSERT_PTR_EQUAL(tern_unexp_alloc(8192), a);
+    tern_unexp_free(a);
+    tern_unexp_free(c);
+    /* Zero-byte (envelope only) entries are cached too. */
+    struct tern_unexp *z = tern_unexp_alloc(0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(z);
+    tern_unexp_free(z);
+    CU_ASSERT_PTR_EQUAL(tern_unexp_alloc(0), z);
+    tern_unexp_free(z);
+    tern_unexp_drop_cache();
+}
+
+static void test_unexp_cache_bounded(void)
+{
+    /* A burst of 32 KiB entries is kept up to the budget (4 MiB: 128 of
+     * them) and the rest goes back to malloc. The cache hands out the last
+     * kept first, so a second burst starts with entries 127, 126, ... 0 of
+     * the first (a larger budget would start with entry 199). */
+    enum { BURST = 200, KEPT = 128 };
+    struct tern_unexp *u[BURST], *v[BURST];
+    for (int i = 0; i < BURST; i++) {
+        u[i] = tern_unexp_alloc(32768);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(u[i]);
+        fill(u[i], 32768);
+    }
+    for (int i = 0; i < BURST; i++)
+        tern_unexp_free(u[i]);
+    int in_order = 0;
+    for (int i = 0; i < BURST; i++) {
+        v[i] = tern_unexp_alloc(32768);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(v[i]);
+        in_order += i < KEPT && v[i] == u[KEPT - 1 - i];
+    }
+    CU_ASSERT_EQUAL(in_order, KEPT);
+    for (int i = 0; i < BURST; i++)
+        tern_unexp_free(v[i]);
+    /* Larger than the largest class: never cached, still usable. */
+    struct tern_unexp *big = tern_unexp_alloc(1 << 20);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+    fill(big, 1 << 20);
+    tern_unexp_free(big);
+    tern_unexp_drop_cache();
+}
+
 int main(void)
 {
     static const struct cunit_test tests[] = {
@@ -109,6 +175,8 @@ int main(void)
         { "posted receives match in posting order", test_posted_order },
         { "unexpected messages match in arrival order", test_unexpected_order },
         { "unposting a receive", test_unpost },
+        { "unexpected entries are reused by size class", test_unexp_cache_reuses },
+        { "the unexpected-entry cache is bounded", test_unexp_cache_bounded },
         { NULL, NULL },
     };
     return cunit_run("matching engine", tests);
