@@ -43,7 +43,6 @@ void tern_request_free(struct tern_request *r)
         tern_comm_release(r->comm);
     if (r->dtype)
         tern_dtype_release(r->dtype);
-    free(r->tmp);
     r->magic = TERN_MAGIC_DEAD;
     r->next = free_list;
     free_list = r;

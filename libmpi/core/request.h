@@ -45,13 +45,14 @@ struct tern_request {
     int tag;
     uint32_t ctx;
 
-    /* The contiguous bytes moved: the user's buffer, or `tmp`. For a send
-     * `len` is the message length; for a receive, the capacity. */
+    /* Contiguous data: `buf`, the user's buffer. Non-contiguous data:
+     * `user_buf` and `dtype` (held), packed or unpacked a packet at a time.
+     * For a send `len` is the message length; for a receive, the capacity,
+     * in packed bytes. */
     void *buf;
     size_t len;
     size_t offset;       /* Bytes moved so far by a pipelined transfer. */
-    void *tmp;           /* Packed copy of non-contiguous data, owned. */
-    void *user_buf;      /* Where a receive's packed data is unpacked. */
+    void *user_buf;
     const struct tern_dtype *dtype;
 
     /* Status of a completed receive. */

@@ -47,6 +47,8 @@ void tern_p2p_send_ctl(int peer, const struct tern_pkt *pkt);
 void tern_p2p_start_stream(struct tern_request *r);
 int tern_p2p_flush(void);
 void tern_p2p_send_done(struct tern_request *r);
+/* Frees the buffer that non-contiguous sends are packed into. */
+void tern_p2p_send_release(void);
 
 /* recv.c: matched a message to a receive. */
 void tern_p2p_deliver_unexp(struct tern_request *r, struct tern_unexp *u);

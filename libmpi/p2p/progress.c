@@ -227,6 +227,7 @@ int tern_p2p_finalize(void)
     int rc2 = run_phase(do_finalize, NULL);
     free(tern_p2p.peers);
     tern_unexp_drop_cache();
+    tern_p2p_send_release();
     memset(&tern_p2p, 0, sizeof(tern_p2p));
     n_active = 0;
     return rc ? rc : rc2;

@@ -1,6 +1,11 @@
 /*
  * The receiving side: packets arriving from the transports, matching them
  * against posted receives, and the receiver's half of each protocol.
+ *
+ * A non-contiguous receive is unpacked packet by packet, straight from the
+ * transport into the user's layout, and always takes the eager or the
+ * pipelined path (a single-copy read needs one contiguous destination);
+ * it is never staged whole (see send.c for why).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,10 +28,6 @@ enum recv_state {
 
 static void finish_recv(struct tern_request *r)
 {
-    /* r->dtype is set only for a staged (non-contiguous) receive; the user
-     * buffer may be MPI_BOTTOM (NULL) for a type of absolute addresses. */
-    if (r->dtype)
-        tern_dtype_unpack(r->dtype, r->buf, r->st_bytes, r->user_buf);
     r->done = 1;
     if (r->user_freed)
         tern_request_free(r);
@@ -58,12 +59,25 @@ static void send_reply(int peer, int type, uint64_t sreq, uint64_t aux)
     tern_p2p_send_ctl(peer, &pkt);
 }
 
+/* Stores n bytes of the message, those at r->offset in its packed form:
+ * in place, or unpacked into the user's layout when r->dtype is set (only
+ * for a non-contiguous receive; its buffer may then be MPI_BOTTOM). */
+static void store(struct tern_request *r, const void *bytes, size_t n)
+{
+    if (!n)
+        return;
+    if (r->dtype)
+        tern_dtype_unpack_range(r->dtype, bytes, r->len / r->dtype->size, r->offset, n,
+                                r->user_buf);
+    else
+        memcpy((char *)r->buf + r->offset, bytes, n);
+}
+
 static void deliver_eager(struct tern_request *r, int peer, const struct tern_pkt *h,
                           const void *payload)
 {
     size_t n = accept(r, peer, h->src, h->tag, h->len);
-    if (n)
-        memcpy(r->buf, payload, n);
+    store(r, payload, n);
     if (h->flags & TERN_PKT_SYNC)
         send_reply(peer, TERN_PKT_ACK, h->sreq, 0);
     finish_recv(r);
@@ -78,7 +92,7 @@ static void start_rndv(struct tern_request *r, int peer, int src, int tag,
 {
     size_t n = accept(r, peer, src, tag, len);
     struct tern_peer *p = &tern_p2p.peers[peer];
-    if (addr && p->single_copy_min != SIZE_MAX) {
+    if (addr && p->single_copy_min != SIZE_MAX && !r->dtype) {
         r->peer_req = sreq;
         if (n == 0) {
             tern_p2p_bulk_done(r, 0);
@@ -112,13 +126,11 @@ void tern_p2p_bulk_done(void *arg, int rc)
     finish_recv(r);
 }
 
-/* Where a DATA chunk of n bytes goes, and how many of them fit. */
-static char *data_dest(const struct tern_pkt *h, size_t n, size_t *room)
+/* How many of a DATA chunk's n bytes fit in the receive. */
+static size_t data_room(const struct tern_request *r, size_t n)
 {
-    struct tern_request *r = (struct tern_request *)(uintptr_t)h->aux;
     size_t left = r->offset < r->st_bytes ? r->st_bytes - r->offset : 0;
-    *room = n < left ? n : left;
-    return (char *)r->buf + r->offset;
+    return n < left ? n : left;
 }
 
 static void data_done(const struct tern_pkt *h, size_t n)
@@ -131,10 +143,8 @@ static void data_done(const struct tern_pkt *h, size_t n)
 
 static void on_data(const struct tern_pkt *h, const void *payload, size_t n)
 {
-    size_t room;
-    char *dest = data_dest(h, n, &room);
-    if (room)
-        memcpy(dest, payload, room);
+    struct tern_request *r = (struct tern_request *)(uintptr_t)h->aux;
+    store(r, payload, data_room(r, n));
     data_done(h, n);
 }
 
@@ -144,7 +154,11 @@ void *tern_p2p_recv_place(const void *hdr, size_t hdr_len, size_t payload_len,
     const struct tern_pkt *h = hdr;
     if (hdr_len != sizeof(*h) || h->type != TERN_PKT_DATA)
         return NULL;
-    return data_dest(h, payload_len, room);
+    struct tern_request *r = (struct tern_request *)(uintptr_t)h->aux;
+    if (r->dtype)
+        return NULL;   /* Unpacked from the packet by on_data(). */
+    *room = data_room(r, payload_len);
+    return (char *)r->buf + r->offset;
 }
 
 void tern_p2p_recv_placed(const void *hdr, size_t hdr_len, size_t payload_len)
@@ -236,25 +250,20 @@ void tern_p2p_deliver_unexp(struct tern_request *r, struct tern_unexp *u)
 }
 
 /* Sets up the receive buffer: the user's, or a packed staging copy. */
-static int prepare_recv(struct tern_request *r, void *buf, size_t count,
-                        const struct tern_dtype *dt, struct tern_comm *comm)
+static void prepare_recv(struct tern_request *r, void *buf, size_t count,
+                         const struct tern_dtype *dt, struct tern_comm *comm)
 {
     tern_request_hold_comm(r, comm);
     r->len = count * dt->size;
     if (tern_dtype_contig(dt, count)) {
         r->buf = buf;
-        return 0;
+        return;
     }
-    r->tmp = malloc(r->len);
-    if (!r->tmp)
-        return TERN_ENOMEM;
-    r->buf = r->tmp;
     r->user_buf = buf;
     /* The request keeps the type alive until it is freed, even if the user
      * frees the type before the message arrives (request.c releases it). */
     r->dtype = dt;
     tern_dtype_retain(dt);
-    return 0;
 }
 
 static int null_request(struct tern_request **out)
@@ -276,11 +285,7 @@ int tern_p2p_irecv(void *buf, size_t count, const struct tern_dtype *dt,
     struct tern_request *r = tern_request_alloc(TERN_REQ_RECV);
     if (!r)
         return TERN_ENOMEM;
-    int rc = prepare_recv(r, buf, count, dt, comm);
-    if (rc) {
-        tern_request_free(r);
-        return rc;
-    }
+    prepare_recv(r, buf, count, dt, comm);
     r->ctx = ctx;
     r->rank = src;
     r->tag = tag;
@@ -322,11 +327,7 @@ int tern_p2p_imrecv(void *buf, size_t count, const struct tern_dtype *dt,
     struct tern_request *r = tern_request_alloc(TERN_REQ_RECV);
     if (!r)
         return TERN_ENOMEM;
-    int rc = prepare_recv(r, buf, count, dt, msg->comm);
-    if (rc) {
-        tern_request_free(r);
-        return rc;
-    }
+    prepare_recv(r, buf, count, dt, msg->comm);
     tern_comm_release(msg->comm);   /* The request holds it now. */
     r->ctx = msg->ctx;
     r->rank = msg->src;

@@ -6,6 +6,13 @@
  * one copy out on shm). A rendezvous message is RTS, then either one
  * single-copy read by the receiver and a FIN back (2 packets + 1 copy), or
  * CTS and ceil(len / chunk) DATA packets (2 copies per byte, pipelined).
+ *
+ * Non-contiguous data is packed as it goes out, one packet's worth at a
+ * time, into a buffer kept for that (`bounce`), and always takes the eager
+ * or the pipelined path; it is never staged whole. Staging allocated and
+ * faulted in the whole message for every send, and a page fault costs
+ * about 10 us on the reference VM: 64 nonblocking sends of a 512 KiB
+ * vector then ran at 167 MB/s (Open MPI 2155).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +42,49 @@ static void sendq_push(struct tern_peer *p, struct tern_request *r)
     p->sendq_tail = r;
 }
 
+/* The packing buffer, and which bytes of which send it holds: a packet the
+ * transport refused is offered again later without packing it again. */
+static struct {
+    char *buf;
+    size_t cap;
+    const struct tern_request *owner;
+    size_t offset, len;
+} bounce;
+
+/* Points *bytes at bytes [offset, offset + len) of r's message as one
+ * contiguous run: in the user's buffer (which may be NULL for an empty
+ * message), or packed into the bounce buffer. TERN_ENOMEM when that buffer
+ * cannot grow. */
+static int out_bytes(struct tern_request *r, size_t offset, size_t len, const void **bytes)
+{
+    if (!r->dtype) {
+        *bytes = (const char *)r->buf + offset;
+        return 0;
+    }
+    if (bounce.owner != r || bounce.offset != offset || bounce.len != len) {
+        if (len > bounce.cap) {
+            char *b = realloc(bounce.buf, len);
+            if (!b)
+                return TERN_ENOMEM;
+            bounce.buf = b;
+            bounce.cap = len;
+        }
+        tern_dtype_pack_range(r->dtype, r->user_buf, r->len / r->dtype->size, offset, len,
+                              bounce.buf);
+        bounce.owner = r;
+        bounce.offset = offset;
+        bounce.len = len;
+    }
+    *bytes = bounce.buf;
+    return 0;
+}
+
+void tern_p2p_send_release(void)
+{
+    free(bounce.buf);
+    memset(&bounce, 0, sizeof(bounce));
+}
+
 static void peer_maybe_idle(struct tern_peer *p)
 {
     if (!p->sendq_head && !p->ctl_head)
@@ -43,6 +93,9 @@ static void peer_maybe_idle(struct tern_peer *p)
 
 void tern_p2p_send_done(struct tern_request *r)
 {
+    /* The request's memory may serve another send next. */
+    if (bounce.owner == r)
+        bounce.owner = NULL;
     if (r->bulk) {
         tern_p2p.peers[r->peer].tp->unexpose(r->bulk);
         r->bulk = NULL;
@@ -70,12 +123,15 @@ static void fill_envelope(struct tern_pkt *pkt, const struct tern_request *r,
 static int inject(struct tern_peer *p, struct tern_request *r)
 {
     struct tern_pkt pkt;
+    const void *bytes;
     int rc;
     switch (r->state) {
     case SEND_EAGER:
         fill_envelope(&pkt, r, TERN_PKT_EAGER);
         pkt.flags = r->sync ? TERN_PKT_SYNC : 0;
-        rc = p->tp->send(r->peer, &pkt, sizeof(pkt), r->buf, r->len);
+        if ((rc = out_bytes(r, 0, r->len, &bytes)))
+            return rc;
+        rc = p->tp->send(r->peer, &pkt, sizeof(pkt), bytes, r->len);
         if (rc)
             return rc == TERN_EAGAIN ? 0 : rc;
         if (r->sync)
@@ -88,7 +144,8 @@ static int inject(struct tern_peer *p, struct tern_request *r)
         /* Offering the buffer's address (and the key of its exposure) lets
          * the receiver read it in one copy; without it the receiver asks
          * for pipelined DATA. */
-        int offer = p->tp->expose ? r->bulk != NULL : r->len >= p->single_copy_min;
+        int offer = p->tp->expose ? r->bulk != NULL
+                                  : !r->dtype && r->len >= p->single_copy_min;
         pkt.aux = offer ? (uint64_t)(uintptr_t)r->buf : 0;
         rc = p->tp->send(r->peer, &pkt, sizeof(pkt), &r->bulk_key, sizeof(r->bulk_key));
         if (rc)
@@ -102,7 +159,9 @@ static int inject(struct tern_peer *p, struct tern_request *r)
             size_t n = r->len - r->offset;
             if (n > p->chunk_max)
                 n = p->chunk_max;
-            rc = p->tp->send(r->peer, &pkt, sizeof(pkt), (char *)r->buf + r->offset, n);
+            if ((rc = out_bytes(r, r->offset, n, &bytes)))
+                return rc;
+            rc = p->tp->send(r->peer, &pkt, sizeof(pkt), bytes, n);
             if (rc)
                 return rc == TERN_EAGAIN ? 0 : rc;
             r->offset += n;
@@ -195,21 +254,20 @@ void tern_p2p_start_stream(struct tern_request *r)
     sendq_push(p, r);
 }
 
-/* Builds the contiguous bytes to send: the user's buffer or a packed copy. */
-static int prepare_buffer(struct tern_request *r, const void *buf, size_t count,
-                          const struct tern_dtype *dt)
+/* Where the bytes to send are: the user's buffer when contiguous, else
+ * the type that out_bytes() packs them by. */
+static void prepare_buffer(struct tern_request *r, const void *buf, size_t count,
+                           const struct tern_dtype *dt)
 {
     r->len = count * dt->size;
     if (tern_dtype_contig(dt, count)) {
         r->buf = (void *)buf;
-        return 0;
+        return;
     }
-    r->tmp = malloc(r->len);
-    if (!r->tmp)
-        return TERN_ENOMEM;
-    tern_dtype_pack(dt, buf, count, r->tmp);
-    r->buf = r->tmp;
-    return 0;
+    r->user_buf = (void *)buf;
+    /* Held until the request is freed (request.c releases it). */
+    r->dtype = dt;
+    tern_dtype_retain(dt);
 }
 
 int tern_p2p_isend(const void *buf, size_t count, const struct tern_dtype *dt,
@@ -227,11 +285,7 @@ int tern_p2p_isend(const void *buf, size_t count, const struct tern_dtype *dt,
     struct tern_request *r = tern_request_alloc(TERN_REQ_SEND);
     if (!r)
         return TERN_ENOMEM;
-    int rc = prepare_buffer(r, buf, count, dt);
-    if (rc) {
-        tern_request_free(r);
-        return rc;
-    }
+    prepare_buffer(r, buf, count, dt);
     tern_request_hold_comm(r, comm);
     r->rank = dest;
     r->peer = comm->world[dest];
@@ -241,14 +295,14 @@ int tern_p2p_isend(const void *buf, size_t count, const struct tern_dtype *dt,
     tern_p2p.active_sends++;
     struct tern_peer *p = &tern_p2p.peers[r->peer];
     r->state = r->len <= p->eager_max ? SEND_EAGER : SEND_RTS;
-    if (r->state == SEND_RTS && r->len >= p->single_copy_min && p->tp->expose &&
+    if (r->state == SEND_RTS && !r->dtype && r->len >= p->single_copy_min && p->tp->expose &&
         p->tp->expose(r->peer, r->buf, r->len, &r->bulk_key, &r->bulk) != 0) {
         r->bulk = NULL; /* Not exposed: the message goes pipelined. */
         r->bulk_key = 0;
     }
     *out = r;
     if (!p->sendq_head) {
-        rc = inject(p, r);
+        int rc = inject(p, r);
         if (rc > 0)
             return 0;
         if (rc < 0) {

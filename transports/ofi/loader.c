@@ -16,6 +16,7 @@
 #include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tern/err.h"
@@ -38,9 +39,24 @@ void tern_ofi_signals_restore(const struct ofi_signals *s)
             sigaction(i, &s->sa[i], NULL);
 }
 
+/* libfabric's shm provider hands a packet larger than its inject size to
+ * the receiver by CMA, and while no receive matches such a packet, that
+ * send holds back every later send of the endpoint (ofiwg/libfabric#9853,
+ * open in 1.17 and since). Tern cannot always have a buffer posted when a
+ * packet arrives: 3 ranks each sending 40 pipelined 160 KiB messages to
+ * both others hung every time under that provider, and pass with its CMA
+ * off (it then copies through its own buffers). A user's own setting wins.
+ * Only that provider reads the variable, and Tern's shm transport, not
+ * libfabric, carries traffic within a host unless told otherwise. */
+static void avoid_known_provider_bugs(void)
+{
+    setenv("FI_SHM_DISABLE_CMA", "1", 0);
+}
+
 static int load(char *err, size_t cap)
 {
     struct ofi_signals saved;
+    avoid_known_provider_bugs();
     tern_ofi_signals_save(&saved);
     void *h = dlopen(LIBFABRIC, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
