@@ -7,6 +7,7 @@
 
 #include "collectives/algo.h"
 #include "collectives/coll.h"
+#include "collectives/nodes.h"
 #include "collectives/shm.h"
 #include "libmpi/core/comm.h"
 #include "tern/err.h"
@@ -26,6 +27,12 @@ static void keep_objects(struct tern_sched *s, const struct tern_coll_args *a)
 
 int tern_coll_run(const struct tern_coll_args *call, struct tern_request **req)
 {
+    /* Every rank must choose the same algorithm, and the choice reads the
+     * communicator's host layout: a rank that cannot compute it (out of
+     * memory) fails the call instead of choosing unlike the others, which
+     * would hang. The layout is computed once per communicator. */
+    if (!tern_coll_nodes(call->comm))
+        return TERN_ENOMEM;
     /* Only a blocking call may agree on a shared-memory slot (shm.h). */
     if (!req && tern_coll_shm_wanted(call->comm)) {
         int rc = tern_coll_shm_setup(call->comm);

@@ -40,7 +40,9 @@ struct tern_coll_nodes {
 };
 
 /* The layout of comm, computed on first use and kept with the
- * communicator (one allocation, freed with it); NULL if memory runs out. */
+ * communicator (one allocation, freed with it); NULL if memory runs out,
+ * in which case tern_coll_run() fails the call, so the choice functions
+ * that read it never see NULL there. */
 const struct tern_coll_nodes *tern_coll_nodes(struct tern_comm *comm);
 
 /* Whether a two-level algorithm can run this call and differs from a flat
