@@ -99,7 +99,7 @@ int tern_coll_two_level_usable(const struct tern_coll_args *a)
     if (a->size != a->comm->size)
         return 0;
     const struct tern_coll_nodes *nd = tern_coll_nodes(a->comm);
-    return nd && nd->nnodes >= 2 && nd->max_local >= 2;
+    return nd->nnodes >= 2 && nd->max_local >= 2;
 }
 
 int *tern_coll_leaders(struct tern_sched *s, const struct tern_coll_nodes *nd, int root)

@@ -15,8 +15,7 @@ int tern_coll_shm_wanted(struct tern_comm *comm)
 {
     if (comm->shm || comm->size < 2)
         return 0;
-    const struct tern_coll_nodes *nd = tern_coll_nodes(comm);
-    return nd && nd->nnodes == 1;
+    return tern_coll_nodes(comm)->nnodes == 1;
 }
 
 int tern_coll_shm_setup(struct tern_comm *comm)
