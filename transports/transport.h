@@ -65,6 +65,11 @@ struct tern_tp_caps {
     size_t single_copy_min; /* Smallest message worth a get_bulk(). */
     size_t eager_max;       /* Largest message to send eagerly; 0 for as
                                large as a packet holds. */
+    size_t contig_eager_max; /* Where smaller than eager_max: the largest
+                               contiguous message to send eagerly, since a
+                               single-copy read beats the eager copy past it
+                               (single_copy_min is then past it too); 0:
+                               eager_max. */
 };
 
 struct tern_tp_ops {

@@ -26,6 +26,7 @@ struct tern_peer {
     const struct tern_tp_ops *tp;
     size_t chunk_max;      /* Payload bytes in one packet. */
     size_t eager_max;      /* Largest message sent eagerly. */
+    size_t contig_eager_max; /* ... if contiguous: past it, single copy. */
     size_t single_copy_min; /* Messages this large go single copy; SIZE_MAX:
                                never (no single-copy path to this peer). */
     struct tern_request *sendq_head, *sendq_tail;

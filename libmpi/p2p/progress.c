@@ -138,13 +138,18 @@ static int setup_peers(const struct tern_boot_info *boot)
             p->eager_max = (size_t)eager_cap;
         p->single_copy_min = caps.single_copy && (p->tp->get_bulk || p->tp->read_start)
                                  ? caps.single_copy_min : SIZE_MAX;
+        p->contig_eager_max = p->eager_max;
+        if (p->single_copy_min != SIZE_MAX && caps.contig_eager_max &&
+            caps.contig_eager_max < p->eager_max)
+            p->contig_eager_max = caps.contig_eager_max;
         note_active(p->tp);
         if (p->single_copy_min == SIZE_MAX)
             TERN_LOG(2, "rank %d: transport %s, eager up to %zu bytes, larger pipelined",
                      r, p->tp->name, p->eager_max);
         else
-            TERN_LOG(2, "rank %d: transport %s, eager up to %zu bytes, single copy from %zu",
-                     r, p->tp->name, p->eager_max, p->single_copy_min);
+            TERN_LOG(2, "rank %d: transport %s, eager up to %zu bytes (%zu if contiguous), "
+                     "single copy from %zu", r, p->tp->name, p->eager_max,
+                     p->contig_eager_max, p->single_copy_min);
     }
     if (report_transports || tern_verbose >= 1)
         tern_tp_report(chosen, boot->size);

@@ -294,7 +294,8 @@ int tern_p2p_isend(const void *buf, size_t count, const struct tern_dtype *dt,
     r->sync = mode == TERN_SEND_SYNC;
     tern_p2p.active_sends++;
     struct tern_peer *p = &tern_p2p.peers[r->peer];
-    r->state = r->len <= p->eager_max ? SEND_EAGER : SEND_RTS;
+    r->state = r->len <= (r->dtype ? p->eager_max : p->contig_eager_max) ? SEND_EAGER
+                                                                         : SEND_RTS;
     if (r->state == SEND_RTS && !r->dtype && r->len >= p->single_copy_min && p->tp->expose &&
         p->tp->expose(r->peer, r->buf, r->len, &r->bulk_key, &r->bulk) != 0) {
         r->bulk = NULL; /* Not exposed: the message goes pipelined. */

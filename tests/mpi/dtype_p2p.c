@@ -4,7 +4,8 @@
  * Each rank sends to the next rank on the ring and receives from the
  * previous one (itself in a one-rank job), receive posted first. Every case
  * runs at three sizes: a few elements (eager), tens of KiB (rendezvous:
- * pipelined by default, single copy under TERN_SHM_CMA_MIN=0) and a large
+ * pipelined or, for contiguous data where the host's measurement or
+ * TERN_SHM_CMA_MIN=0 says so, single copy) and a large
  * one (many pipelined chunks) whose data size argv[1] sets (default 2M). The send and receive types differ but have the same type
  * signature, and every received byte is compared with values computed here
  * from the sender's rank and the element's index; bytes of the receive

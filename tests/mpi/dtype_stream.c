@@ -10,7 +10,8 @@
  * Messages alternate between a strided vector sent into contiguous memory
  * and contiguous memory received into a strided vector of another stride,
  * so the receiver also declines the single-copy read a contiguous sender
- * offers (under TERN_SHM_CMA_MIN=0). Sizes: argv[1] doubles per message
+ * offers (wherever single copy is on: TERN_SHM_CMA_MIN=0, or where the
+ * host's measurement chose it). Sizes: argv[1] doubles per message
  * (default 3000, 24 KiB: eager on shm and tcp, and 40 of them are more than
  * a shm ring's 32 cells; 20000 is 160 KiB, pipelined in 5 shm cells or one
  * tcp chunk). Every element is compared with values computed here from the

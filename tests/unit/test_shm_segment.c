@@ -12,6 +12,7 @@
 
 #include "transports/shm/coll_area.h"
 #include "transports/shm/segment.h"
+#include "transports/shm/xfer.h"
 #include "tests/unit/test_shm_util.h"
 
 static void test_space_message(void)
@@ -49,7 +50,10 @@ static void test_layout(void)
     /* The collective slots follow the rings, page-aligned. */
     CU_ASSERT(l.coll_off >= l.ring_off + 12 * l.ring_bytes);
     CU_ASSERT_EQUAL(l.coll_off % 4096, 0);
-    CU_ASSERT_EQUAL(l.size, l.coll_off + 8 * tern_shm_coll_slot_bytes(4));
+    /* Then the transfer area (xfer.h), on a cache line, ends the segment. */
+    CU_ASSERT(l.xfer_off >= l.coll_off + 8 * tern_shm_coll_slot_bytes(4));
+    CU_ASSERT_EQUAL(l.xfer_off % 64, 0);
+    CU_ASSERT_EQUAL(l.size, l.xfer_off + tern_shm_xfer_area_bytes(4));
     CU_ASSERT_EQUAL(tern_shm_coll_buf_bytes(4), 64 * 1024);
     CU_ASSERT_EQUAL(tern_shm_coll_buf_bytes(16), 32 * 1024);
     CU_ASSERT_EQUAL(tern_shm_coll_buf_bytes(1000), 4 * 1024);

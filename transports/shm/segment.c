@@ -24,6 +24,7 @@
 #include "tern/shmname.h"
 #include "transports/shm/coll_area.h"
 #include "transports/shm/segment.h"
+#include "transports/shm/xfer.h"
 
 #define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
 
@@ -47,7 +48,9 @@ int tern_shm_layout_compute(int local_size, uint32_t ncells, uint32_t cell_size,
     l->ring_bytes = ring_bytes;
     l->coll_slots = coll_slots;
     l->coll_off = ALIGN_UP(l->ring_off + nrings * ring_bytes, (size_t)4096);
-    l->size = l->coll_off + (size_t)coll_slots * tern_shm_coll_slot_bytes(local_size);
+    l->xfer_off = ALIGN_UP(l->coll_off + (size_t)coll_slots * tern_shm_coll_slot_bytes(local_size),
+                           (size_t)TERN_SHM_CACHE_LINE);
+    l->size = l->xfer_off + tern_shm_xfer_area_bytes(local_size);
     return 0;
 }
 

@@ -12,7 +12,7 @@
  *
  * Layout: a header line (magic, geometry), one doorbell line per local rank,
  * then one ring per ordered pair of distinct local ranks, then the slots of
- * the collective area (coll_area.h). The ring carrying src -> dst (local
+ * the collective area (coll_area.h), then the transfer area (xfer.h). The ring carrying src -> dst (local
  * ranks) is number src * (n - 1) + (dst < src ? dst : dst - 1).
  *
  * Errors: TERN_ESHM, after one line on stderr that says what failed and how
@@ -21,6 +21,7 @@
 #ifndef TERN_SHM_SEGMENT_H
 #define TERN_SHM_SEGMENT_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,6 +39,10 @@ struct tern_shm_seg_hdr {
     uint32_t ncells;
     uint32_t cell_size;
     uint32_t coll_slots;
+    /* Set once by local rank 0 in ready() (calibrate.h): contiguous
+     * messages past this many bytes go single copy; TERN_SHM_READ_NEVER
+     * when the copy through the cells wins; 0 until decided. */
+    _Atomic uint64_t contig_eager_max;
 };
 
 struct tern_shm_layout {
@@ -49,6 +54,7 @@ struct tern_shm_layout {
     size_t ring_bytes;    /* Bytes per ring. */
     uint32_t coll_slots;  /* Slots of the collective area. */
     size_t coll_off;      /* Offset of the first slot. */
+    size_t xfer_off;      /* Offset of the transfer area (xfer.h). */
     size_t size;          /* Bytes in the whole segment. */
 };
 

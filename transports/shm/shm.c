@@ -8,6 +8,8 @@
  *   doorbell.h / doorbell.c  sleeping on a futex without slowing senders down
  *   segment.h / segment.c    the segment's layout, space check and lifecycle
  *   cma.h / cma.c            the CMA probe and the bulk read
+ *   calibrate.h / .c         measuring the cells against the read at start-up
+ *   xfer.h / xfer.c          large reads that the sender helps with
  *
  * Phases (see transports/transport.h):
  *   init     reads the tunables; every local rank publishes its pid and probe
@@ -17,7 +19,9 @@
  *            local peer and publishes the results ("shm.cmaok").
  *   ready    local rank 0 unlinks the segment; every rank combines the probe
  *            results, so single copy is used with a peer only when it works
- *            in both directions (the receiver of a message is the reader).
+ *            in both directions (the receiver of a message is the reader);
+ *            local ranks 0 and 1 measure from which size a read beats the
+ *            cells, and the others wait for the answer (calibrate.h).
  *   finalize unmaps.
  * A rank alone on its host creates nothing and serves no peer.
  *
@@ -32,10 +36,12 @@
 #include "tern/err.h"
 #include "tern/log.h"
 #include "tern/p2p.h"
+#include "transports/shm/calibrate.h"
 #include "transports/shm/cma.h"
 #include "transports/shm/coll_area.h"
 #include "transports/shm/doorbell.h"
 #include "transports/shm/segment.h"
+#include "transports/shm/xfer.h"
 #include "transports/transport.h"
 
 #define KEY_SEG "shm.seg"
@@ -70,20 +76,25 @@ static struct {
     struct peer *peers;
     struct tern_shm_doorbell *my_db;
     int cma_auto;                   /* TERN_SHM_CMA=auto. */
-    size_t cma_min;                 /* TERN_SHM_CMA_MIN. */
+    int cma_measure;                /* TERN_SHM_CMA_MIN unset: measure it. */
+    size_t cma_min;                 /* Smallest message read in one copy. */
+    size_t contig_eager_max;        /* Largest contiguous message sent eagerly
+                                       when below a cell; 0: a cell. */
     int connected;                  /* connect() set up the rings. */
     int in_progress;
     int unlinked;
     struct tern_shm_layout layout;
+    struct tern_shm_xfer_area xfer;
     void *base;
     char name[TERN_SHM_NAME_MAX];
 } st;
 
 /*
- * The default geometry. A cell holds a 32 KiB message: on the reference
- * 2-core VM a message copied through cells beat the single-copy (CMA) read
- * at every size (latency, 2 ranks: 32 KiB 1.3 us eager vs 4.3 us; 1 MiB
- * 30 us pipelined vs 68 us CMA), and eager up to 32 KiB beat rendezvous.
+ * The default geometry. A cell holds a 32 KiB message: on a 2-core VM
+ * where copying through cells beat the single-copy (CMA) read at every
+ * size (latency, 2 ranks: 32 KiB 1.3 us eager vs 4.3 us; 1 MiB 30 us
+ * pipelined vs 68 us CMA), eager up to 32 KiB beat rendezvous. Where the
+ * read wins, contiguous messages leave the cells earlier (calibrate.h).
  * A ring has 32 cells where memory allows. Bidirectional bandwidth of 8 B
  * and 64 B messages (window 64) was 70 and 410 MB/s with 16 cells, 84 and
  * 465 with 32, 85 and 490 with 64 (Open MPI 72-97 at 8 B), since each side
@@ -99,12 +110,11 @@ static struct {
 #define CELLS_MAX 32
 #define CELLS_MIN 16
 #define SEGMENT_BUDGET (64L << 20)
-/* On the same VM the single-copy read lost to the pipelined copy at every
- * size measured, 64 KiB to 128 MiB (latency, 2 ranks: 128 MiB 16.1 ms vs
- * 7.3 ms), because process_vm_readv pins pages slowly there while the two
- * pipelined copies overlap on two cores. So by default only messages of
- * 1 GiB and more go single copy; TERN_SHM_CMA_MIN=0 uses it for every
- * rendezvous, which is worth trying on bare metal. */
+/* Whether single copy pays depends on the machine, so it is measured at
+ * start-up (calibrate.h). Where the read never wins, as on that VM
+ * (latency, 2 ranks: 128 MiB 16.1 ms read vs 7.3 ms pipelined), only
+ * messages of 1 GiB and more go single copy, which bounds the memory a
+ * pipelined message keeps busy for long. */
 #define DEFAULT_CMA_MIN (1L << 30)
 /* Slots of the collective area (coll_area.h): a program rarely has more
  * communicators that live on one host and run collectives at once; others
@@ -153,9 +163,11 @@ static int read_tunables(int local_size, uint32_t *ncells, uint32_t *cell_size,
         "process_vm_readv where the kernel allows it; off: copy through "
         "shared cells");
 
-    long cma_min = tern_env_long("TERN_SHM_CMA_MIN", DEFAULT_CMA_MIN,
-        "Smallest message read with single copy (CMA) when TERN_SHM_CMA=auto; "
-        "smaller ones are pipelined through the cells");
+    long cma_min = tern_env_long("TERN_SHM_CMA_MIN", -1,
+        "Smallest contiguous message read with single copy (CMA) when "
+        "TERN_SHM_CMA=auto, but never one of 4 KiB or less; smaller ones go "
+        "eagerly or pipelined through the cells (-1: measured on each host at "
+        "start-up)");
 
     if (nc < 2 || nc > (1L << 20) || cs < 128 || cs > (1L << 24)
         || tern_shm_ring_check_geometry((uint32_t)nc, (uint32_t)cs) != 0) {
@@ -177,7 +189,8 @@ static int read_tunables(int local_size, uint32_t *ncells, uint32_t *cell_size,
     *cell_size = (uint32_t)cs;
     *coll_slots = (uint32_t)slots;
     st.cma_auto = strcmp(cma, "auto") == 0;
-    st.cma_min = cma_min > 0 ? (size_t)cma_min : 0;
+    st.cma_measure = cma_min < 0;
+    st.cma_min = cma_min >= 0 ? (size_t)cma_min : (size_t)DEFAULT_CMA_MIN;
     return 0;
 }
 
@@ -364,6 +377,7 @@ static int shm_connect(void)
         p->in = tern_shm_layout_ring(st.base, &st.layout, l, st.local_rank);
     }
     st.my_db = st.peers[st.local_rank].db;
+    tern_shm_xfer_area_init(&st.xfer, (char *)st.base + st.layout.xfer_off, st.local_size);
     st.connected = 1;
     rc = choose_doorbell_mode();
     if (rc != 0)
@@ -401,6 +415,31 @@ static int combine_cma(void)
     return 0;
 }
 
+/* Takes the host's answer to where single copy starts (calibrate.h): local
+ * ranks 0 and 1 measure it over their rings when they can read each other. */
+static int settle_contig_eager_max(void)
+{
+    int partner = st.local_rank == 0 ? 1 : 0;
+    struct peer *p = &st.peers[partner];
+    struct tern_shm_calib_link link = { p->out, p->in, (pid_t)p->cma.pid, p->world };
+    struct tern_shm_seg_hdr *h = st.base;
+    uint64_t max;
+    int rc = tern_shm_calibrate(&h->contig_eager_max, st.local_rank,
+                                st.cma_auto && st.cma_measure,
+                                st.local_rank <= 1 && p->single_copy ? &link : NULL, &max);
+    if (rc || !st.cma_auto)
+        return rc;
+    if (!st.cma_measure) {
+        /* TERN_SHM_CMA_MIN says where reads start, as a measurement would. */
+        st.contig_eager_max = st.cma_min > TERN_SHM_EAGER_MIN ? st.cma_min - 1
+                                                             : TERN_SHM_EAGER_MIN;
+    } else if (max != TERN_SHM_READ_NEVER) {
+        st.contig_eager_max = (size_t)max;
+        st.cma_min = (size_t)max + 1;
+    }
+    return 0;
+}
+
 static int shm_ready(void)
 {
     if (st.local_size < 2)
@@ -411,7 +450,8 @@ static int shm_ready(void)
             return rc;
         st.unlinked = 1;
     }
-    return st.cma_auto ? combine_cma() : 0;
+    int rc = st.cma_auto ? combine_cma() : 0;
+    return rc ? rc : settle_contig_eager_max();
 }
 
 static int shm_finalize(void)
@@ -438,6 +478,7 @@ static void shm_caps(int peer, struct tern_tp_caps *caps)
     caps->max_packet = ok ? st.layout.cell_size - TERN_SHM_CELL_HDR : 0;
     caps->single_copy = ok && st.peers[st.local_of[peer]].single_copy;
     caps->single_copy_min = st.cma_min;
+    caps->contig_eager_max = caps->single_copy ? st.contig_eager_max : 0;
 }
 
 static int shm_send(int peer, const void *hdr, size_t hdr_len,
@@ -458,6 +499,7 @@ static int shm_progress(void)
     if (st.in_progress || !st.connected)
         return 0;
     st.in_progress = 1;
+    n += tern_shm_xfer_help(&st.xfer, st.local_rank);
     for (int l = 0; l < st.local_size; l++) {
         struct tern_shm_ring *r = st.peers[l].in;
         struct tern_shm_cell *c;
@@ -480,8 +522,9 @@ static int shm_get_bulk(int peer, void *local, uint64_t remote, uint64_t key,
     (void)key; /* CMA reads any address of the peer. */
     if (!shm_reachable(peer))
         return TERN_EINVAL;
-    return tern_shm_cma_read((pid_t)st.peers[st.local_of[peer]].cma.pid,
-                             local, remote, len);
+    int l = st.local_of[peer];
+    return tern_shm_xfer_read(&st.xfer, st.local_rank, l, (pid_t)st.peers[l].cma.pid,
+                              st.peers[l].db, local, remote, len);
 }
 
 static int shm_block(int timeout_ms)
