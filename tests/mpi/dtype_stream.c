@@ -12,7 +12,8 @@
  * so the receiver also declines the single-copy read a contiguous sender
  * offers (wherever single copy is on: TERN_SHM_CMA_MIN=0, or where the
  * host's measurement chose it). Sizes: argv[1] doubles per message
- * (default 3000, 24 KiB: eager on shm and tcp, and 40 of them are more than
+ * (default 3000, 24 KiB: the strided ones eager on shm and tcp, the
+ * contiguous ones too unless single copy starts lower, and 40 of them are more than
  * a shm ring's 32 cells; 20000 is 160 KiB, pipelined in 5 shm cells or one
  * tcp chunk). Every element is compared with values computed here from the
  * sender, the message and the index, and the gaps of the strided buffers

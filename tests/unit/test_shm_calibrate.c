@@ -45,8 +45,12 @@ static void test_crossover(void)
     /* Copy 1000 + 0.1 n, read 2500 + 0.025 n: they cross at
      * 1500 / 0.075 = 20000 B, rounded up to 32768. */
     CU_ASSERT_EQUAL(eager_max(LINE(1000, 0.1), LINE(2500, 0.025)), 32768);
-    /* Copy 1000 + 0.1 n, read 1250 + 0.05 n: 250 / 0.05 = 5000 B, so 8192. */
-    CU_ASSERT_EQUAL(eager_max(LINE(1000, 0.1), LINE(1250, 0.05)), 8192);
+    /* Copy 1000 + 0.1 n, read 1250 + 0.05 n: 250 / 0.05 = 5000 B, within
+     * the sizes measured, so the floor: 4096. */
+    CU_ASSERT_EQUAL(eager_max(LINE(1000, 0.1), LINE(1250, 0.05)), 4096);
+    /* Just past the larger size measured: copy 1000 + 0.1 n, read
+     * 2650 + 0.0 n cross at 16500 B, rounded up to 32768. */
+    CU_ASSERT_EQUAL(eager_max(LINE(1000, 0.1), LINE(2650, 0.0)), 32768);
     /* Copy 1000 + 0.1 n, read 500 + 0.05 n: the read is cheaper at every
      * size (they would cross at -10000 B); the floor, 4096, still holds. */
     CU_ASSERT_EQUAL(eager_max(LINE(1000, 0.1), LINE(500, 0.05)), TERN_SHM_EAGER_MIN);
@@ -58,7 +62,8 @@ static void test_crossover(void)
                                    .read = { 500, 400 } };
     CU_ASSERT_EQUAL(tern_shm_contig_eager_max(&same), 0);
     /* Other sizes, as small cells give them (1024 and 4096 B): copy
-     * 500 + 0.2 n, read 1500 + 0.05 n cross at 1000 / 0.15 = 6667 B: 8192. */
+     * 500 + 0.2 n, read 1500 + 0.05 n cross at 1000 / 0.15 = 6667 B, past
+     * the larger size measured: 8192. */
     struct tern_shm_costs small = {
         .size = { 1024, 4096 },
         .copy = { AT(500, 0.2, 1024.0), AT(500, 0.2, 4096.0) },

@@ -228,7 +228,10 @@ size_t tern_shm_contig_eager_max(const struct tern_shm_costs *c)
     double copy_base = c->copy[0] - copy_slope * (double)c->size[0];
     double read_base = c->read[0] - read_slope * (double)c->size[0];
     double cross = (read_base - copy_base) / (copy_slope - read_slope);
-    if (cross < TERN_SHM_EAGER_MIN)
+    /* Within the sizes measured, only two answers: whether MPI_Send of a
+     * few KiB blocks until the receiver comes should depend on the
+     * machine, not on the noise of one start-up. */
+    if (cross <= (double)c->size[1])
         cross = TERN_SHM_EAGER_MIN;
     if (cross > (double)((size_t)1 << 40))
         return 0;

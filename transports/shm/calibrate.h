@@ -44,9 +44,11 @@ struct tern_shm_costs {
 #define TERN_SHM_EAGER_MIN 4096
 
 /* The largest contiguous message to send through the cells, larger ones
- * being read in one copy: where the two cost lines cross, rounded up to a
- * power of two and at least TERN_SHM_EAGER_MIN; 0 when the copy through
- * the cells costs less per byte, so that the read never wins. */
+ * being read in one copy: TERN_SHM_EAGER_MIN when the two cost lines cross
+ * at or below the larger size measured; else where they cross, rounded up
+ * to a power of two (past a cell, so only where single copy starts among
+ * the messages that are not eager anyway); 0 when the copy through the
+ * cells costs less per byte, so that the read never wins. */
 size_t tern_shm_contig_eager_max(const struct tern_shm_costs *c);
 
 /* The rings between local ranks 0 and 1, seen from one of them, and the

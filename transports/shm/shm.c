@@ -56,6 +56,7 @@ struct seg_key {
     uint32_t ncells;
     uint32_t cell_size;
     uint32_t coll_slots;
+    uint32_t measure;               /* Local ranks 0 and 1 measure (calibrate.h). */
     char name[TERN_SHM_NAME_MAX];
 };
 
@@ -77,6 +78,7 @@ static struct {
     struct tern_shm_doorbell *my_db;
     int cma_auto;                   /* TERN_SHM_CMA=auto. */
     int cma_measure;                /* TERN_SHM_CMA_MIN unset: measure it. */
+    int host_measures;              /* Local rank 0's choice: the host measures. */
     size_t cma_min;                 /* Smallest message read in one copy. */
     size_t contig_eager_max;        /* Largest contiguous message sent eagerly
                                        when below a cell; 0: a cell. */
@@ -190,6 +192,7 @@ static int read_tunables(int local_size, uint32_t *ncells, uint32_t *cell_size,
     *coll_slots = (uint32_t)slots;
     st.cma_auto = strcmp(cma, "auto") == 0;
     st.cma_measure = cma_min < 0;
+    st.host_measures = st.cma_auto && st.cma_measure;
     st.cma_min = cma_min >= 0 ? (size_t)cma_min : (size_t)DEFAULT_CMA_MIN;
     return 0;
 }
@@ -216,7 +219,8 @@ static int map_local_ranks(const struct tern_boot_info *boot)
 /* Local rank 0: creates and formats the segment and publishes it. */
 static int create(const char *jobid)
 {
-    struct seg_key key = { st.layout.ncells, st.layout.cell_size, st.layout.coll_slots, "" };
+    struct seg_key key = { st.layout.ncells, st.layout.cell_size, st.layout.coll_slots,
+                           (uint32_t)st.host_measures, "" };
     int rc = tern_shm_segment_name(st.name, sizeof(st.name), jobid);
 
     if (rc == 0)
@@ -282,6 +286,10 @@ static int attach(void)
     if (len != sizeof(key) || memchr(key.name, '\0', sizeof(key.name)) == NULL)
         return TERN_EPROTO;
     memcpy(st.name, key.name, sizeof(st.name));
+    /* Whether the host measures is local rank 0's call, whatever this
+     * rank's own environment says, so that ranks 0 and 1 agree on what
+     * travels on their rings in ready(). */
+    st.host_measures = key.measure != 0;
     rc = tern_shm_layout_compute(st.local_size, key.ncells, key.cell_size, key.coll_slots,
                                  &st.layout);
     if (rc == 0)
@@ -416,7 +424,9 @@ static int combine_cma(void)
 }
 
 /* Takes the host's answer to where single copy starts (calibrate.h): local
- * ranks 0 and 1 measure it over their rings when they can read each other. */
+ * ranks 0 and 1 measure it over their rings when local rank 0's settings
+ * ask for it and the two can read each other. A rank whose own
+ * TERN_SHM_CMA_MIN is set takes part but keeps its setting. */
 static int settle_contig_eager_max(void)
 {
     int partner = st.local_rank == 0 ? 1 : 0;
@@ -424,8 +434,7 @@ static int settle_contig_eager_max(void)
     struct tern_shm_calib_link link = { p->out, p->in, (pid_t)p->cma.pid, p->world };
     struct tern_shm_seg_hdr *h = st.base;
     uint64_t max;
-    int rc = tern_shm_calibrate(&h->contig_eager_max, st.local_rank,
-                                st.cma_auto && st.cma_measure,
+    int rc = tern_shm_calibrate(&h->contig_eager_max, st.local_rank, st.host_measures,
                                 st.local_rank <= 1 && p->single_copy ? &link : NULL, &max);
     if (rc || !st.cma_auto)
         return rc;
