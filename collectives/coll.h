@@ -83,11 +83,11 @@ struct tern_coll_args {
     int root;
 };
 
-/* Runs a collective over the whole communicator (a->size and a->rank are
- * ignored and taken from a->comm): blocking when req is NULL, else *req is
- * the request of the nonblocking call. TERN_ENOTSUP if the collective has
- * no algorithm. */
-int tern_coll_run(const struct tern_coll_args *a, struct tern_request **req);
+/* Runs a collective over the whole communicator (it sets a->size and
+ * a->rank from a->comm): blocking when req is NULL, else *req is the
+ * request of the nonblocking call. TERN_ENOTSUP if the collective has no
+ * algorithm. */
+int tern_coll_run(struct tern_coll_args *a, struct tern_request **req);
 
 /* Reads TERN_COLL_<NAME> for every collective (at MPI_Init; tern-info). */
 void tern_coll_read_tunables(void);

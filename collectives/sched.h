@@ -73,6 +73,8 @@ struct tern_step {
 #define TERN_SCHED_INLINE_STEPS 8
 #define TERN_SCHED_ARENA 128
 
+/* tern_sched_init() sets every field but the inline arrays: a new field
+ * needs its line there. */
 struct tern_sched {
     struct tern_comm *comm;
     uint32_t ctx;
@@ -103,6 +105,9 @@ struct tern_sched {
 
     struct tern_step inline_steps[TERN_SCHED_INLINE_STEPS];
     int inline_rounds[TERN_SCHED_INLINE_STEPS];
+    /* A round's first requests: without them every call of a small
+     * collective paid a malloc, a fifth of an 8-byte MPI_Bcast. */
+    struct tern_request *inline_reqs[TERN_SCHED_INLINE_STEPS];
     /* Small scratch requests come from here, without malloc. */
     size_t arena_used;
     alignas(16) unsigned char arena[TERN_SCHED_ARENA];

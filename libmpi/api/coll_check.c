@@ -148,7 +148,7 @@ int tern_check_coll_vside(struct tern_api_coll *x, const void *buf, const char *
         rc = tern_api_coll_displs(x, displs, x->a.comm->size, dname, d);
     if (!rc)
         rc = tern_check_coll_type(type, tname, dt);
-    if (rc)
+    if (rc || tern_coll_buf_ok(buf, *total, *dt))
         return rc;
     snprintf(why, sizeof(why), "%s adding up to %zu", cname, *total);
     return tern_check_coll_buf(buf, bname, *total, *dt, why);

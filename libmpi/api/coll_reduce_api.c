@@ -226,12 +226,17 @@ static int reduce_scatter(const char *fn, const void *sbuf, void *rbuf,
     if (!rc)
         rc = tern_check_op(op, a->sdt, &a->op);
     if (!rc) {
-        char why_in[96], why_out[96];
+        char why_in[96] = "", why_out[96] = "";
         a->rdt = a->sdt;
         a->scount = total;
         a->rcount = a->rcounts[a->comm->rank];
-        snprintf(why_in, sizeof(why_in), "recvcounts adding up to %zu", total);
-        snprintf(why_out, sizeof(why_out), "recvcounts[%d] = %zu", a->comm->rank, a->rcount);
+        /* As in reduce_like: the texts only when a buffer check can fail. */
+        if (!(a->sbuf == MPI_IN_PLACE || tern_coll_buf_ok(a->sbuf, a->scount, a->sdt)) ||
+            !tern_coll_buf_ok(a->rbuf, a->rcount, a->rdt)) {
+            snprintf(why_in, sizeof(why_in), "recvcounts adding up to %zu", total);
+            snprintf(why_out, sizeof(why_out), "recvcounts[%d] = %zu", a->comm->rank,
+                     a->rcount);
+        }
         rc = reduce_bufs(a, 1, a->scount, a->rcount, why_in, why_out);
     }
     return tern_api_coll_run(fn, &x, rc, req);

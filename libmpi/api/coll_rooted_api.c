@@ -45,7 +45,9 @@ static int bcast(const char *fn, void *buf, MPI_Count count, MPI_Datatype type, 
         rc = tern_check_coll_count(count, "count");
     if (!rc)
         rc = tern_check_coll_type(type, "datatype", &a->rdt);
-    if (!rc) {
+    /* The text is for the error message only: format it when the check
+     * fails (snprintf took a quarter of an 8-byte MPI_Bcast). */
+    if (!rc && !tern_coll_buf_ok(buf, (size_t)count, a->rdt)) {
         char why[64];
         snprintf(why, sizeof(why), "count %lld", (long long)count);
         rc = tern_check_coll_buf(buf, "buffer", (size_t)count, a->rdt, why);
