@@ -101,6 +101,25 @@ static inline struct tern_shm_cell *tern_shm_ring_cell(struct tern_shm_ring *r,
 }
 
 /*
+ * Copies n bytes into a cell. From 1 KiB on, with x86's rep movsb: its
+ * fast-string stores write whole lines without first fetching them from
+ * the consumer's cache, where the last lap left them, while glibc's memcpy
+ * takes that path only past about 2 KiB. Bandwidth, 2 ranks, window of 64:
+ * 1 KiB 2980 -> 3990 MB/s, 2 KiB 4200 -> 6090 (Open MPI 4210 and 4920);
+ * at 512 B it made no difference.
+ */
+static inline void tern_shm_copy_in(void *dst, const void *src, size_t n)
+{
+#if defined(__x86_64__)
+    if (n >= 1024) {
+        __asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+        return;
+    }
+#endif
+    memcpy(dst, src, n);
+}
+
+/*
  * Producer: copies hdr then payload into the next cell as one packet.
  * Returns 0, TERN_EAGAIN when the ring is full (nothing was written), or
  * TERN_EINVAL when the packet is larger than a cell.
@@ -123,7 +142,7 @@ static inline int tern_shm_ring_push(struct tern_shm_ring *r,
     if (hdr_len)
         memcpy(c->data, hdr, hdr_len);
     if (payload_len)
-        memcpy(c->data + hdr_len, payload, payload_len);
+        tern_shm_copy_in(c->data + hdr_len, payload, payload_len);
     c->len = (uint32_t)len;
     atomic_store_explicit(&c->seq, (uint32_t)(head + 1), memory_order_release);
     r->head = head + 1;
