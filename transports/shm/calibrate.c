@@ -56,7 +56,7 @@ struct calib_pkt {
     uint32_t kind;
     uint32_t len;
     uint64_t addr;          /* PKT_READ: the leader's buffer. */
-    int32_t cpu;            /* PKT_ACK: where the follower ran. */
+    int32_t cpu;            /* Where the sender of the packet runs. */
     uint32_t failed;        /* PKT_ACK: 1 when the read failed. */
 };
 
@@ -106,7 +106,7 @@ static int exchange(struct tern_shm_ring *out, struct tern_shm_ring *in, char *s
                     size_t n, uint32_t kind, double *ns)
 {
     struct calib_pkt h = { .kind = kind, .len = (uint32_t)n,
-                           .addr = (uint64_t)(uintptr_t)src };
+                           .addr = (uint64_t)(uintptr_t)src, .cpu = sched_getcpu() };
     long t0 = now_ns();
     int rc = push(out, &h, kind == PKT_COPY ? src : NULL, kind == PKT_COPY ? n : 0);
     if (rc)
@@ -175,10 +175,26 @@ static int lead(struct tern_shm_ring *out, struct tern_shm_ring *in, struct tern
 
 /* Local rank 1's half: copies or reads what the leader sends until it
  * says it is done. Returns 0 or TERN_ETIMEDOUT. */
+/* Takes this process off `cpu` for the measurement, if its affinity allows
+ * another one, keeping the old mask in *saved: unbound ranks that answer
+ * each other tend to stay on one CPU, where no sample would count (1 run
+ * in 6 with 8 ranks on 2 cores). Returns whether it moved. */
+static int move_off(int cpu, cpu_set_t *saved)
+{
+    if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof *saved, saved) != 0)
+        return 0;
+    cpu_set_t others = *saved;
+    CPU_CLR(cpu, &others);
+    if (CPU_COUNT(&others) == 0)
+        return 0;
+    return sched_setaffinity(0, sizeof others, &others) == 0;
+}
+
 static int follow(struct tern_shm_ring *out, struct tern_shm_ring *in, pid_t leader)
 {
     char *dst = buffer;
-    int rc = 0;
+    int rc = 0, moved = 0;
+    cpu_set_t saved;
     for (;;) {
         struct tern_shm_cell *c = wait_packet(in);
         if (!c) {
@@ -187,6 +203,8 @@ static int follow(struct tern_shm_ring *out, struct tern_shm_ring *in, pid_t lea
         }
         struct calib_pkt h;
         memcpy(&h, c->data, sizeof h);
+        if (!moved && h.kind != PKT_DONE && h.cpu == sched_getcpu())
+            moved = move_off(h.cpu, &saved);
         size_t n = h.len <= SIZE_MAX_MEASURED ? h.len : SIZE_MAX_MEASURED;
         int failed = 0;
         if (h.kind == PKT_COPY)
@@ -204,6 +222,8 @@ static int follow(struct tern_shm_ring *out, struct tern_shm_ring *in, pid_t lea
         if (rc)
             break;
     }
+    if (moved)
+        sched_setaffinity(0, sizeof saved, &saved);
     return rc;
 }
 
