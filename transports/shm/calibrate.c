@@ -2,8 +2,8 @@
  * The start-up measurement of the copy through the cells against the
  * single-copy read (see calibrate.h).
  *
- * The leader sends ROUNDS rounds; a round is, at each of the two sizes, one
- * message each way: COPY carries the bytes in the packet and the follower
+ * The leader sends rounds until enough samples count (SAMPLES below); a
+ * round is, at each of the two sizes, one message each way: COPY carries the bytes in the packet and the follower
  * copies them out, READ carries the leader's buffer address and the
  * follower reads them with CMA. Each message is answered by an ACK, and the
  * leader times the message from before its push until the ACK arrived, so
@@ -17,8 +17,7 @@
  * the read wins by far where it wins at all. A sender that has just
  * written its data makes the read pull those lines out of its cache, and
  * then the cells do as well or better (docs/protocols.md has the figures);
- * Open MPI and MPICH read in one copy in both cases, so choosing the read
- * where it wins here never makes Tern slower than they are.
+ * Open MPI and MPICH read in one copy in both cases.
  */
 #include <sched.h>
 #include <string.h>
