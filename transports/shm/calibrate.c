@@ -172,8 +172,6 @@ static int lead(struct tern_shm_ring *out, struct tern_shm_ring *in, struct tern
     return rc ? rc : rc2;
 }
 
-/* Local rank 1's half: copies or reads what the leader sends until it
- * says it is done. Returns 0 or TERN_ETIMEDOUT. */
 /* Takes this process off `cpu` for the measurement, if its affinity allows
  * another one, keeping the old mask in *saved: unbound ranks that answer
  * each other tend to stay on one CPU, where no sample would count (1 run
@@ -189,6 +187,8 @@ static int move_off(int cpu, cpu_set_t *saved)
     return sched_setaffinity(0, sizeof others, &others) == 0;
 }
 
+/* Local rank 1's half: copies or reads what the leader sends until it
+ * says it is done. Returns 0 or TERN_ETIMEDOUT. */
 static int follow(struct tern_shm_ring *out, struct tern_shm_ring *in, pid_t leader)
 {
     char *dst = buffer;

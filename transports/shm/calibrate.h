@@ -12,9 +12,10 @@
  * against 4.42, 1 MiB 49 against 76). So each host measures at start-up:
  * local ranks 0 and 1 exchange messages of two sizes both ways over their
  * rings, a few hundred microseconds in all, and the crossover of the two
- * cost lines decides (tern_shm_contig_eager_max); the other local ranks wait for
- * the answer (tern_shm_calibrate). TERN_SHM_CMA_MIN set by the user skips
- * the measurement.
+ * cost lines decides (tern_shm_contig_eager_max); the other local ranks
+ * wait for the answer (tern_shm_calibrate). Whether the host measures is
+ * local rank 0's setting (TERN_SHM_CMA_MIN unset); a rank whose own
+ * TERN_SHM_CMA_MIN is set keeps it (shm.c).
  */
 #ifndef TERN_SHM_CALIBRATE_H
 #define TERN_SHM_CALIBRATE_H

@@ -12,8 +12,9 @@
  *
  * Layout: a header line (magic, geometry), one doorbell line per local rank,
  * then one ring per ordered pair of distinct local ranks, then the slots of
- * the collective area (coll_area.h), then the transfer area (xfer.h). The ring carrying src -> dst (local
- * ranks) is number src * (n - 1) + (dst < src ? dst : dst - 1).
+ * the collective area (coll_area.h), then the transfer area (xfer.h). The
+ * ring carrying src -> dst (local ranks) is number
+ * src * (n - 1) + (dst < src ? dst : dst - 1).
  *
  * Errors: TERN_ESHM, after one line on stderr that says what failed and how
  * to fix it.
