@@ -25,9 +25,17 @@
 
 typedef void tern_coll_builder(struct tern_sched *s, const struct tern_coll_args *a);
 
+/* Runs a blocking call without building a schedule, for algorithms whose
+ * schedule costs a noticeable part of the call; 0 or an error code once the
+ * call completed, or TERN_EAGAIN when it cannot run this way now (nothing
+ * was done: the caller builds the schedule). It exchanges no messages,
+ * since it has no tag of its own (tern_coll_run accounts for the tag). */
+typedef int tern_coll_runner(const struct tern_coll_args *a);
+
 struct tern_coll_algo {
     const char *name;
     tern_coll_builder *build;
+    tern_coll_runner *run;              /* NULL: blocking calls build too. */
     /* Whether the algorithm can run this call (NULL: always). An algorithm
      * forced by TERN_COLL_<NAME> that cannot run is replaced by the default
      * choice, with a note at verbose level 1. */
@@ -109,6 +117,7 @@ tern_coll_builder tern_coll_alltoall_two_level;
 
 /* Through shared memory, on one host; shm.h has what they share. */
 tern_coll_builder tern_coll_barrier_shm;
+tern_coll_runner tern_coll_barrier_shm_run;
 tern_coll_builder tern_coll_allreduce_shm;
 int tern_coll_allreduce_shm_usable(const struct tern_coll_args *a);
 

@@ -73,7 +73,7 @@ static int put_in(struct tern_sched *s, void *arg)
     memcpy(bytes <= TERN_SHM_COLL_INLINE ? (char *)c->data : buf(x, x->op.comm->rank),
            x->in, bytes);
     c->bytes = bytes;
-    tern_coll_shm_publish(&x->op, &c->seq);
+    tern_coll_shm_publish(&x->op, TERN_COLL_SHM_INPUT);
     return 1;
 }
 
@@ -100,7 +100,7 @@ static int reduce(struct tern_sched *s, void *arg)
 {
     (void)s;
     struct allreduce_op *x = arg;
-    if (!tern_coll_shm_all_reached(&x->op, 0))
+    if (!tern_coll_shm_all_reached(&x->op, TERN_COLL_SHM_INPUT))
         return 0;
     /* Every rank decides from the same numbers, so a rank that passed
      * another count gets an error, not a wait for a flag never set. */
@@ -122,7 +122,7 @@ static int reduce(struct tern_sched *s, void *arg)
     size_t sz = x->dt->size;
     if (!rc)
         memcpy(buf(x, me) + lo * sz, x->out + lo * sz, (hi - lo) * sz);
-    tern_coll_shm_publish(&x->op, &x->op.sh->view.reduced[me].seq);
+    tern_coll_shm_publish(&x->op, TERN_COLL_SHM_REDUCED);
     return rc ? rc : 1;
 }
 
@@ -132,7 +132,7 @@ static int gather_shares(struct tern_sched *s, void *arg)
     struct allreduce_op *x = arg;
     if (!x->split)
         return 1;
-    if (!tern_coll_shm_all_reached(&x->op, 1))
+    if (!tern_coll_shm_all_reached(&x->op, TERN_COLL_SHM_REDUCED))
         return 0;
     int p = x->op.comm->size, me = x->op.comm->rank;
     size_t sz = x->dt->size;

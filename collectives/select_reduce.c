@@ -41,7 +41,8 @@ static const struct tern_coll_algo barrier_algos[] = {
     { .name = "dissemination", .build = tern_coll_barrier_dissemination },
     { .name = "two_level", .build = tern_coll_barrier_two_level,
       .usable = tern_coll_two_level_usable },
-    { .name = "shm", .build = tern_coll_barrier_shm, .usable = tern_coll_shm_usable },
+    { .name = "shm", .build = tern_coll_barrier_shm, .run = tern_coll_barrier_shm_run,
+      .usable = tern_coll_shm_usable },
 };
 
 static const struct tern_coll_algo *choose_barrier(const struct tern_coll_args *a)

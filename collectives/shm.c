@@ -82,27 +82,29 @@ int tern_coll_shm_my_turn(const struct tern_coll_shm_op *op)
     return op->sh->done_seq == op->seq - 1;
 }
 
+int tern_coll_shm_idle(const struct tern_comm *comm)
+{
+    return comm->shm->done_seq == comm->shm->next_seq;
+}
+
 void tern_coll_shm_finish(const struct tern_coll_shm_op *op)
 {
     op->sh->done_seq = op->seq;
 }
 
-void tern_coll_shm_publish(const struct tern_coll_shm_op *op, _Atomic uint64_t *flag)
+void tern_coll_shm_publish(const struct tern_coll_shm_op *op, enum tern_coll_shm_flag f)
 {
-    atomic_store_explicit(flag, op->seq, memory_order_release);
+    atomic_store_explicit(tern_coll_shm_flag(op, f, op->comm->rank), op->seq,
+                          memory_order_release);
     for (int r = 0; r < op->comm->size; r++)
         if (r != op->comm->rank)
             tern_shm_coll_wake(op->comm->world[r]);
 }
 
-int tern_coll_shm_all_reached(const struct tern_coll_shm_op *op, int reduced)
+int tern_coll_shm_all_reached(const struct tern_coll_shm_op *op, enum tern_coll_shm_flag f)
 {
-    for (int r = 0; r < op->comm->size; r++) {
-        _Atomic uint64_t *f = reduced ? &op->sh->view.reduced[r].seq
-                                      : &tern_coll_shm_cell(op, r)->seq;
-        uint64_t v = atomic_load_explicit(f, memory_order_acquire);
-        if (v < op->seq)
+    for (int r = 0; r < op->comm->size; r++)
+        if (atomic_load_explicit(tern_coll_shm_flag(op, f, r), memory_order_acquire) < op->seq)
             return 0;
-    }
     return 1;
 }

@@ -68,6 +68,9 @@ void tern_coll_shm_op_init(struct tern_coll_shm_op *op, const struct tern_coll_a
 /* For POLL steps: whether this rank finished the operation before op (so
  * op may start), and the end of op on this rank. */
 int tern_coll_shm_my_turn(const struct tern_coll_shm_op *op);
+/* Whether every operation built on comm (which has a slot) has finished on
+ * this rank, so that the next one may start at once. */
+int tern_coll_shm_idle(const struct tern_comm *comm);
 void tern_coll_shm_finish(const struct tern_coll_shm_op *op);
 
 /* This rank's cell for op, and member r's. */
@@ -77,11 +80,24 @@ static inline struct tern_shm_coll_cell *tern_coll_shm_cell(const struct tern_co
     return tern_shm_coll_cell(&op->sh->view, op->seq, r);
 }
 
-/* Publishes flag (the seq of this rank's cell, or of its reduced line) =
- * op->seq and wakes the other members. */
-void tern_coll_shm_publish(const struct tern_coll_shm_op *op, _Atomic uint64_t *flag);
+/* The flags a member sets for an operation: its cell's (its input is in),
+ * its `reduced` line's (its share of the result is in), its barrier line's
+ * (it reached the barrier). */
+enum tern_coll_shm_flag { TERN_COLL_SHM_INPUT, TERN_COLL_SHM_REDUCED, TERN_COLL_SHM_ARRIVED };
 
-/* Whether every member's cell (reduced: 1, reduced line) reached op->seq. */
-int tern_coll_shm_all_reached(const struct tern_coll_shm_op *op, int reduced);
+static inline _Atomic uint64_t *tern_coll_shm_flag(const struct tern_coll_shm_op *op,
+                                                   enum tern_coll_shm_flag f, int r)
+{
+    const struct tern_shm_coll_slot *v = &op->sh->view;
+    return f == TERN_COLL_SHM_INPUT     ? &tern_coll_shm_cell(op, r)->seq
+           : f == TERN_COLL_SHM_REDUCED ? &v->reduced[r].seq
+                                        : &v->arrived[r];
+}
+
+/* Sets this rank's flag f to op->seq and wakes the other members. */
+void tern_coll_shm_publish(const struct tern_coll_shm_op *op, enum tern_coll_shm_flag f);
+
+/* Whether every member's flag f reached op->seq. */
+int tern_coll_shm_all_reached(const struct tern_coll_shm_op *op, enum tern_coll_shm_flag f);
 
 #endif

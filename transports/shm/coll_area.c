@@ -28,6 +28,7 @@ size_t tern_shm_coll_buf_bytes(int local_size)
 size_t tern_shm_coll_slot_bytes(int local_size)
 {
     return sizeof(struct tern_shm_coll_hdr)
+           + TERN_SHM_COLL_FLAG_LINES(local_size) * TERN_SHM_CACHE_LINE
            + (size_t)TERN_SHM_COLL_SETS * (size_t)local_size
                  * sizeof(struct tern_shm_coll_cell)
            + (size_t)local_size * sizeof(struct tern_shm_coll_reduced)
@@ -43,7 +44,10 @@ int tern_shm_coll_slot(int i, struct tern_shm_coll_slot *out)
         return TERN_EINVAL;
     char *p = base + l->coll_off + (size_t)i * tern_shm_coll_slot_bytes(l->local_size);
     out->hdr = (struct tern_shm_coll_hdr *)p;
-    out->cells = (struct tern_shm_coll_cell *)(p + sizeof(struct tern_shm_coll_hdr));
+    p += sizeof(struct tern_shm_coll_hdr);
+    out->arrived = (_Atomic uint64_t *)p;
+    p += TERN_SHM_COLL_FLAG_LINES(l->local_size) * TERN_SHM_CACHE_LINE;
+    out->cells = (struct tern_shm_coll_cell *)p;
     out->reduced = (struct tern_shm_coll_reduced *)
         (out->cells + (size_t)TERN_SHM_COLL_SETS * (size_t)l->local_size);
     out->data = (char *)(out->reduced + l->local_size);
@@ -70,6 +74,7 @@ int tern_shm_coll_alloc(int nmembers)
                 atomic_store_explicit(&tern_shm_coll_cell(&s, (uint64_t)set, m)->seq, 0,
                                       memory_order_relaxed);
             atomic_store_explicit(&s.reduced[m].seq, 0, memory_order_relaxed);
+            atomic_store_explicit(&s.arrived[m], 0, memory_order_relaxed);
         }
         return (int)i;
     }
