@@ -107,12 +107,14 @@ int tern_check_xfer(const void *buf, MPI_Count count, MPI_Datatype type,
     if (!rc)
         rc = tern_check_type(type, dt);
     if (!rc) {
-        /* count * size and the span count * |extent| must fit in memory. */
-        size_t size = (*dt)->size;
+        /* count * size and the span count * |extent| must fit in memory.
+         * Multiplications, not divisions: a 64-bit division takes tens of
+         * cycles, on every send and receive. */
+        size_t size = (*dt)->size, bytes, spanned;
         MPI_Aint ext = (*dt)->extent;
         size_t span = ext < 0 ? (size_t)0 - (size_t)ext : (size_t)ext;
-        if ((size && (size_t)count > (size_t)PTRDIFF_MAX / size) ||
-            (span && (size_t)count > (size_t)PTRDIFF_MAX / span)) {
+        if (__builtin_mul_overflow((size_t)count, size, &bytes) || bytes > PTRDIFF_MAX ||
+            __builtin_mul_overflow((size_t)count, span, &spanned) || spanned > PTRDIFF_MAX) {
             tern_api_detail("invalid count %lld: %lld elements of %s (%zu bytes, extent %lld) "
                             "do not fit in memory", (long long)count, (long long)count,
                             (*dt)->name[0] ? (*dt)->name : "this derived datatype", size,

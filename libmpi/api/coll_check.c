@@ -80,7 +80,7 @@ int tern_check_coll_type(MPI_Datatype h, const char *name, const struct tern_dty
 int tern_check_coll_buf(const void *buf, const char *name, size_t elems,
                         const struct tern_dtype *dt, const char *why)
 {
-    if (dt->size && elems > SIZE_MAX / 2 / dt->size) {
+    if (!tern_coll_fits(elems, dt->size)) {
         tern_api_detail("invalid %s: %s, %zu elements of %s, do not fit in memory",
                         name, why, elems, dt->name);
         return TERN_ECOUNT;
@@ -89,11 +89,6 @@ int tern_check_coll_buf(const void *buf, const char *name, size_t elems,
         return 0;
     tern_api_detail("invalid %s NULL with %s", name, why);
     return TERN_EBUFFER;
-}
-
-int tern_coll_buf_ok(const void *buf, size_t elems, const struct tern_dtype *dt)
-{
-    return !(dt->size && elems > SIZE_MAX / 2 / dt->size) && (buf || elems == 0);
 }
 
 /* The checks of tern_check_coll_side, with the messages; only called when
@@ -110,7 +105,7 @@ static int check_side_slow(const void *buf, MPI_Count count, int nblocks, MPI_Da
         rc = tern_check_coll_type(type, tname, dt);
     if (rc)
         return rc;
-    if (nblocks > 1 && (size_t)count > SIZE_MAX / 2 / (size_t)nblocks) {
+    if (nblocks > 1 && !tern_coll_fits((size_t)count, (size_t)nblocks)) {
         tern_api_detail("invalid %s %lld: %d blocks of it do not fit in memory",
                         cname, (long long)count, nblocks);
         return TERN_ECOUNT;
@@ -127,7 +122,7 @@ int tern_check_coll_side(const void *buf, MPI_Count count, int nblocks, MPI_Data
                          const char *prefix, const struct tern_dtype **dt)
 {
     size_t blocks = nblocks > 1 ? (size_t)nblocks : 1;
-    if (count >= 0 && (size_t)count <= SIZE_MAX / 2 / blocks &&
+    if (count >= 0 && tern_coll_fits((size_t)count, blocks) &&
         (*dt = tern_dtype_get(type)) != NULL &&
         tern_coll_buf_ok(buf, (size_t)count * blocks, *dt))
         return 0;

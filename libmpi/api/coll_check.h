@@ -25,11 +25,13 @@
 #define TERN_API_COLL_CHECK_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <mpi.h>
 
 #include "collectives/coll.h"
 #include "libmpi/api/api.h"
+#include "libmpi/core/datatype.h"
 #include "libmpi/core/op.h"
 
 /* The request pointer of blocking calls. */
@@ -84,13 +86,26 @@ int tern_check_coll_type(MPI_Datatype h, const char *name, const struct tern_dty
 int tern_check_coll_buf(const void *buf, const char *name, size_t elems,
                         const struct tern_dtype *dt, const char *why);
 
+/* Whether n elements of `size` bytes fit in memory (SIZE_MAX / 2 bytes at
+ * most). A multiplication, not a division: a 64-bit division takes tens of
+ * cycles, and these checks run on every call. */
+static inline int tern_coll_fits(size_t n, size_t size)
+{
+    size_t bytes;
+    return !__builtin_mul_overflow(n, size, &bytes) && bytes <= SIZE_MAX / 2;
+}
+
+/* 1 when tern_check_coll_buf would accept buf: callers test this first so
+ * that good calls do not format error text. */
+static inline int tern_coll_buf_ok(const void *buf, size_t elems, const struct tern_dtype *dt)
+{
+    return tern_coll_fits(elems, dt->size) && (buf || elems == 0);
+}
+
 /* The usual argument triple (buf, count, type) of the send or the receive
  * side (prefix "send" or "recv": "sendbuf", "sendcount", "sendtype"), where
  * buf holds `nblocks` blocks of `count` elements. buf == MPI_IN_PLACE must
  * have been dealt with by the caller. Sets *dt. */
-/* 1 when tern_check_coll_buf would accept buf: callers test this first so
- * that good calls do not format error text. */
-int tern_coll_buf_ok(const void *buf, size_t elems, const struct tern_dtype *dt);
 int tern_check_coll_side(const void *buf, MPI_Count count, int nblocks, MPI_Datatype type,
                          const char *prefix, const struct tern_dtype **dt);
 

@@ -17,26 +17,55 @@
 #include "libmpi/api/coll_check.h"
 #include "tern/err.h"
 
-/* The input and result buffers of one rank: sendbuf holds `in` elements
- * unless it is MPI_IN_PLACE, recvbuf `out` elements if it is significant
- * here. */
-static int reduce_bufs(const struct tern_coll_args *a, int significant, size_t in,
-                       size_t out, const char *why_in, const char *why_out)
+/* Where a rank's element counts come from, for the error messages of
+ * reduce_bufs only: `name` is the count argument; Reduce_scatter_block's
+ * input is `nblocks` blocks of it, Reduce_scatter's (`summed`) the sum of
+ * its recvcounts. */
+struct counts_from {
+    const char *name;
+    int nblocks;
+    int summed;
+};
+
+/* Reports a buffer that tern_coll_buf_ok refused: the input (out == 0) or
+ * the result of this rank, with where its number of elements comes from. */
+static int buf_error(const struct tern_coll_args *a, const struct counts_from *f, int out)
+{
+    char why[96];
+    if (f->summed && out)
+        snprintf(why, sizeof(why), "%s[%d] = %zu", f->name, a->comm->rank, a->rcount);
+    else if (f->summed)
+        snprintf(why, sizeof(why), "%s adding up to %zu", f->name, a->scount);
+    else if (out || f->nblocks == 1)
+        snprintf(why, sizeof(why), "%s %zu", f->name, a->rcount);
+    else
+        snprintf(why, sizeof(why), "%s %zu for each of %d ranks", f->name, a->rcount,
+                 f->nblocks);
+    return out ? tern_check_coll_buf(a->rbuf, "recvbuf", a->rcount, a->rdt, why)
+               : tern_check_coll_buf(a->sbuf, "sendbuf", a->scount, a->sdt, why);
+}
+
+/* The input and result buffers of one rank: sendbuf holds a->scount
+ * elements unless it is MPI_IN_PLACE, recvbuf a->rcount if it is
+ * significant here. Good calls format no text. */
+static int reduce_bufs(const struct tern_coll_args *a, int significant,
+                       const struct counts_from *f)
 {
     int rc = 0;
     if (a->kind == TERN_COLL_REDUCE)
         rc = tern_check_in_place_root(a->sbuf, "sendbuf", a->comm, a->root);
-    if (!rc && a->sbuf != MPI_IN_PLACE)
-        rc = tern_check_coll_buf(a->sbuf, "sendbuf", in, a->sdt, why_in);
+    if (!rc && a->sbuf != MPI_IN_PLACE && !tern_coll_buf_ok(a->sbuf, a->scount, a->sdt))
+        rc = buf_error(a, f, 0);
     if (!significant || rc)
         return rc;
     rc = tern_check_not_in_place(a->rbuf, "recvbuf", a->kind == TERN_COLL_REDUCE
                                  ? "only the root's sendbuf may be MPI_IN_PLACE"
                                  : "only sendbuf may be MPI_IN_PLACE");
+    if (!rc && !tern_coll_buf_ok(a->rbuf, a->rcount, a->rdt))
+        rc = buf_error(a, f, 1);
     if (!rc)
-        rc = tern_check_coll_buf(a->rbuf, "recvbuf", out, a->rdt, why_out);
-    if (!rc)
-        rc = tern_check_alias(a->sbuf, in * a->sdt->size, a->rbuf, out * a->rdt->size);
+        rc = tern_check_alias(a->sbuf, a->scount * a->sdt->size, a->rbuf,
+                              a->rcount * a->rdt->size);
     return rc;
 }
 
@@ -50,40 +79,28 @@ static int reduce_like(const char *fn, enum tern_coll_kind kind, const void *sbu
                                       .root = kind == TERN_COLL_REDUCE ? root : 0 } };
     struct tern_coll_args *a = &x.a;
     int block = kind == TERN_COLL_REDUCE_SCATTER_BLOCK;
-    const char *cname = block ? "recvcount" : "count";
+    struct counts_from f = { .name = block ? "recvcount" : "count", .nblocks = 1 };
     int rc = tern_api_coll_begin(comm, req, &a->comm);
     if (!rc && kind == TERN_COLL_REDUCE)
         rc = tern_check_root(a->comm, root);
     if (!rc)
-        rc = tern_check_coll_count(count, cname);
+        rc = tern_check_coll_count(count, f.name);
     if (!rc)
         rc = tern_check_coll_type(type, "datatype", &a->sdt);
     if (!rc)
         rc = tern_check_op(op, a->sdt, &a->op);
-    int nblocks = block && !rc ? a->comm->size : 1;
-    if (!rc && (size_t)count > SIZE_MAX / 2 / (size_t)nblocks) {
-        tern_api_detail("invalid %s %lld: %d blocks of it do not fit in memory", cname,
-                        (long long)count, nblocks);
+    if (!rc && block)
+        f.nblocks = a->comm->size;
+    if (!rc && !tern_coll_fits((size_t)count, (size_t)f.nblocks)) {
+        tern_api_detail("invalid %s %lld: %d blocks of it do not fit in memory", f.name,
+                        (long long)count, f.nblocks);
         rc = TERN_ECOUNT;
     }
     if (!rc) {
-        char why_in[96] = "", why_out[96] = "";
         a->rdt = a->sdt;
-        a->scount = (size_t)count * (size_t)nblocks;
+        a->scount = (size_t)count * (size_t)f.nblocks;
         a->rcount = (size_t)count;
-        /* The texts are for error messages only: format them when a buffer
-         * check can fail. */
-        if (!(a->sbuf == MPI_IN_PLACE || tern_coll_buf_ok(a->sbuf, a->scount, a->sdt)) ||
-            !tern_coll_buf_ok(a->rbuf, a->rcount, a->rdt)) {
-            snprintf(why_out, sizeof(why_out), "%s %lld", cname, (long long)count);
-            if (block)
-                snprintf(why_in, sizeof(why_in), "recvcount %lld for each of %d ranks",
-                         (long long)count, nblocks);
-            else
-                snprintf(why_in, sizeof(why_in), "%s", why_out);
-        }
-        int significant = kind != TERN_COLL_REDUCE || a->comm->rank == root;
-        rc = reduce_bufs(a, significant, a->scount, a->rcount, why_in, why_out);
+        rc = reduce_bufs(a, kind != TERN_COLL_REDUCE || a->comm->rank == root, &f);
     }
     return tern_api_coll_run(fn, &x, rc, req);
 }
@@ -226,18 +243,11 @@ static int reduce_scatter(const char *fn, const void *sbuf, void *rbuf,
     if (!rc)
         rc = tern_check_op(op, a->sdt, &a->op);
     if (!rc) {
-        char why_in[96] = "", why_out[96] = "";
+        const struct counts_from f = { .name = "recvcounts", .nblocks = 1, .summed = 1 };
         a->rdt = a->sdt;
         a->scount = total;
         a->rcount = a->rcounts[a->comm->rank];
-        /* As in reduce_like: the texts only when a buffer check can fail. */
-        if (!(a->sbuf == MPI_IN_PLACE || tern_coll_buf_ok(a->sbuf, a->scount, a->sdt)) ||
-            !tern_coll_buf_ok(a->rbuf, a->rcount, a->rdt)) {
-            snprintf(why_in, sizeof(why_in), "recvcounts adding up to %zu", total);
-            snprintf(why_out, sizeof(why_out), "recvcounts[%d] = %zu", a->comm->rank,
-                     a->rcount);
-        }
-        rc = reduce_bufs(a, 1, a->scount, a->rcount, why_in, why_out);
+        rc = reduce_bufs(a, 1, &f);
     }
     return tern_api_coll_run(fn, &x, rc, req);
 }

@@ -167,10 +167,38 @@ static const struct type_info types[] = {
 #define TYPE_SLOTS 0x100
 static struct type_info by_slot[TYPE_SLOTS];
 
+/* The ops that have kernels (TERN_OP_SUM ... TERN_OP_MAXLOC), by the slot
+ * of a predefined type: the kernel, or NULL where the op is not defined for
+ * the type. Filled at load time, so that applying an op to a predefined
+ * type costs one lookup (an 8-byte MPI_Allreduce applies one twice: its
+ * check and its reduction). */
+#define KERNEL_KINDS (TERN_OP_MAXLOC + 1)
+static tern_op_kernel *kernels[TYPE_SLOTS][KERNEL_KINDS];
+
+static tern_op_kernel *kernel_for(enum tern_op_kind kind, enum tern_op_elem e);
+
 __attribute__((constructor)) static void fill_by_slot(void)
 {
-    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-        by_slot[(uintptr_t)types[i].handle - TYPE_BASE] = types[i];
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+        uintptr_t slot = (uintptr_t)types[i].handle - TYPE_BASE;
+        by_slot[slot] = types[i];
+        for (size_t k = 0; k < sizeof(predefined) / sizeof(predefined[0]); k++) {
+            const struct tern_op *op = &predefined[k];
+            if (op->kind < KERNEL_KINDS && (types[i].cls & op->classes))
+                kernels[slot][op->kind] = kernel_for(op->kind, types[i].elem);
+        }
+    }
+}
+
+/* The kernel of a predefined op (other than REPLACE and NO_OP) for a
+ * predefined type, or NULL when the op is not defined for it. */
+static tern_op_kernel *predefined_kernel(const struct tern_op *op,
+                                         const struct tern_dtype *basic)
+{
+    uintptr_t slot = (uintptr_t)basic->handle - TYPE_BASE;
+    if (slot >= TYPE_SLOTS || (unsigned)op->kind >= KERNEL_KINDS)
+        return NULL;
+    return kernels[slot][op->kind];
 }
 
 static const struct type_info other = { MPI_DATATYPE_NULL, CL_OTHER, TERN_OP_E_NONE };
@@ -217,12 +245,10 @@ int tern_op_check(const struct tern_op *op, const struct tern_dtype *dt)
         return 0;
     if (!dt->basic)
         return TERN_EOP;
-    const struct type_info *t = classify(dt->basic);
-    if (!(t->cls & op->classes))
-        return TERN_EOP;
+    /* REPLACE and NO_OP take every class. */
     if (op->kind == TERN_OP_REPLACE || op->kind == TERN_OP_NO_OP)
         return 0;
-    return kernel_for(op->kind, t->elem) ? 0 : TERN_EOP;
+    return predefined_kernel(op, dt->basic) ? 0 : TERN_EOP;
 }
 
 const char *tern_op_mismatch(const struct tern_op *op, const struct tern_dtype *dt,
@@ -246,6 +272,7 @@ const char *tern_op_mismatch(const struct tern_op *op, const struct tern_dtype *
 
 /* A user function: called on the user's buffers, in pieces of INT_MAX
  * elements when it takes an int count. */
+__attribute__((noinline))
 static void reduce_user(const struct tern_op *op, const void *in, void *inout,
                         size_t count, const struct tern_dtype *dt)
 {
@@ -338,6 +365,38 @@ static int reduce_packed(tern_op_kernel *kern, const void *in, void *inout,
     return 0;
 }
 
+/* MPI_REPLACE: inout = in. */
+__attribute__((noinline))
+static int replace(const void *in, void *inout, size_t count, const struct tern_dtype *dt)
+{
+    if (count == 0 || dt->size == 0)
+        return 0;
+    if (tern_dtype_contig(dt, count)) {
+        memcpy(inout, in, count * dt->size);
+        return 0;
+    }
+    return reduce_packed(NULL, in, inout, count, dt);
+}
+
+/* A predefined op on a derived type made of one basic type. */
+__attribute__((noinline))
+static int reduce_derived(tern_op_kernel *kern, const void *in, void *inout, size_t count,
+                          const struct tern_dtype *dt)
+{
+    const struct tern_dtype *basic = dt->basic;
+    if (count == 0 || dt->size == 0)
+        return 0;
+    if (!has_gap(basic) && tern_dtype_contig(dt, count)) {
+        /* One run of basic elements at the buffer address. */
+        kern(in, inout, count * dt->size / basic->size);
+        return 0;
+    }
+    return reduce_packed(kern, in, inout, count, dt);
+}
+
+/* Kept small, with the rare cases in helpers that are not inlined (they
+ * would make every call save registers): an 8-byte MPI_Allreduce
+ * calls it once per rank, and its cost is on the critical path. */
 int tern_op_reduce(const struct tern_op *op, const void *in, void *inout,
                    size_t count, const struct tern_dtype *dt)
 {
@@ -345,27 +404,21 @@ int tern_op_reduce(const struct tern_op *op, const void *in, void *inout,
         reduce_user(op, in, inout, count, dt);
         return 0;
     }
-    int rc = tern_op_check(op, dt);
-    if (rc || count == 0 || dt->size == 0 || op->kind == TERN_OP_NO_OP)
-        return rc;
-    if (op->kind == TERN_OP_REPLACE) {
-        if (tern_dtype_contig(dt, count)) {
-            memcpy(inout, in, count * dt->size);
-            return 0;
-        }
-        return reduce_packed(NULL, in, inout, count, dt);
-    }
     const struct tern_dtype *basic = dt->basic;
-    tern_op_kernel *kern = kernel_for(op->kind, classify(basic)->elem);
-    if (dt == basic) {
-        /* A predefined type: the user's layout is the kernel's. */
-        kern(in, inout, count);
-    } else if (!has_gap(basic) && tern_dtype_contig(dt, count)) {
-        /* One run of basic elements at the buffer address. */
-        kern(in, inout, count * dt->size / basic->size);
-    } else {
-        return reduce_packed(kern, in, inout, count, dt);
-    }
+    if (!basic)
+        return TERN_EOP;
+    if (op->kind == TERN_OP_NO_OP)
+        return 0;
+    if (op->kind == TERN_OP_REPLACE)
+        return replace(in, inout, count, dt);
+    tern_op_kernel *kern = predefined_kernel(op, basic);
+    if (!kern)
+        return TERN_EOP;
+    if (dt != basic)
+        return reduce_derived(kern, in, inout, count, dt);
+    /* A predefined type: the user's layout is the kernel's (a kernel
+     * does nothing for count 0). */
+    kern(in, inout, count);
     return 0;
 }
 
