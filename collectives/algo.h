@@ -119,6 +119,7 @@ tern_coll_builder tern_coll_alltoall_two_level;
 tern_coll_builder tern_coll_barrier_shm;
 tern_coll_runner tern_coll_barrier_shm_run;
 tern_coll_builder tern_coll_allreduce_shm;
+tern_coll_runner tern_coll_allreduce_shm_run;
 int tern_coll_allreduce_shm_usable(const struct tern_coll_args *a);
 
 #endif

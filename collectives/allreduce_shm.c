@@ -3,8 +3,9 @@
  * for vectors that fit one member's buffer of the slot (64 KiB with up to
  * 8 ranks on the host), contiguous types and commutative ops.
  *
- * Steps: (1) each rank copies its vector into its buffer of the slot (into
- * its cell, beside the flag, up to 48 bytes) and sets its arrive flag; (2) once every rank arrived, it reduces. Small
+ * Steps: (1) each rank copies its vector into its buffer of the slot (up to
+ * 8 bytes into its tiny entry, up to 48 into its cell, beside the flag) and
+ * sets the flag; (2) once every rank arrived, it reduces. Small
  * vectors (up to WHOLE_MAX bytes): each rank reduces the whole vector from
  * all buffers into its result, and is done. Larger ones: each rank reduces
  * only its 1/p share, writes it back into its own buffer (nobody else reads
@@ -41,6 +42,7 @@ struct allreduce_op {
     size_t n;                       /* Elements. */
     const struct tern_dtype *dt;
     const struct tern_op *rop;
+    int tiny;                       /* The input goes into the tiny entry. */
     int split;                      /* Decided in reduce(), alike everywhere. */
     int mismatch;                   /* Some rank passed another count. */
 };
@@ -55,9 +57,28 @@ static char *buf(const struct allreduce_op *x, int r)
     return tern_shm_coll_buf(&x->op.sh->view, x->op.seq, r);
 }
 
-/* Where rank r put its vector: in its cell when it fits there. */
+/* memcpy, with the usual tiny input (8 bytes: a double, a long, two
+ * floats) copied inline rather than through a call. */
+static void copy(void *to, const void *from, size_t bytes)
+{
+    if (bytes == TERN_SHM_COLL_TINY)
+        memcpy(to, from, TERN_SHM_COLL_TINY);
+    else
+        memcpy(to, from, bytes);
+}
+
+static struct tern_shm_coll_tiny *tiny(const struct allreduce_op *x, int r)
+{
+    return tern_shm_coll_tiny(&x->op.sh->view, x->op.seq, r);
+}
+
+/* Where rank r put its vector, when every rank put it in the same kind of
+ * place as this one: its tiny entry, else its cell when it fits there,
+ * else its buffer. */
 static const char *input(const struct allreduce_op *x, int r)
 {
+    if (x->tiny)
+        return (const char *)tiny(x, r)->data;
     struct tern_shm_coll_cell *c = cell(x, r);
     return c->bytes <= TERN_SHM_COLL_INLINE ? (const char *)c->data : buf(x, r);
 }
@@ -68,12 +89,39 @@ static int put_in(struct tern_sched *s, void *arg)
     struct allreduce_op *x = arg;
     if (!tern_coll_shm_my_turn(&x->op))
         return 0;
-    struct tern_shm_coll_cell *c = cell(x, x->op.comm->rank);
+    int me = x->op.comm->rank;
     size_t bytes = x->n * x->dt->size;
-    memcpy(bytes <= TERN_SHM_COLL_INLINE ? (char *)c->data : buf(x, x->op.comm->rank),
-           x->in, bytes);
+    if (x->tiny) {
+        struct tern_shm_coll_tiny *t = tiny(x, me);
+        copy(t->data, x->in, bytes);
+        atomic_store_explicit(&t->tag, tern_shm_coll_tiny_tag(x->op.seq, bytes),
+                              memory_order_release);
+        tern_coll_shm_wake_others(&x->op);
+        return 1;
+    }
+    struct tern_shm_coll_cell *c = cell(x, me);
+    memcpy(bytes <= TERN_SHM_COLL_INLINE ? (char *)c->data : buf(x, me), x->in, bytes);
     c->bytes = bytes;
     tern_coll_shm_publish(&x->op, TERN_COLL_SHM_INPUT);
+    return 1;
+}
+
+/* Whether rank r has put its input in, into its tiny entry or its cell
+ * (ranks that passed different counts may have chosen differently), and
+ * then its size in bytes and whether that place differs from this rank's. */
+static int arrived(const struct allreduce_op *x, int r, uint64_t *bytes, int *elsewhere)
+{
+    uint64_t tag = atomic_load_explicit(&tiny(x, r)->tag, memory_order_acquire);
+    if (tern_shm_coll_tiny_seq(tag) == x->op.seq) {
+        *bytes = tern_shm_coll_tiny_bytes(tag);
+        *elsewhere = !x->tiny;
+        return 1;
+    }
+    struct tern_shm_coll_cell *c = cell(x, r);
+    if (atomic_load_explicit(&c->seq, memory_order_acquire) < x->op.seq)
+        return 0;
+    *bytes = c->bytes;
+    *elsewhere = x->tiny;
     return 1;
 }
 
@@ -87,7 +135,7 @@ static int reduce_range(const struct allreduce_op *x, size_t lo, size_t hi)
         return TERN_ETRUNCATE;
     if (bytes == 0)
         return 0;
-    memcpy(x->out + off, input(x, p - 1) + off, bytes);
+    copy(x->out + off, input(x, p - 1) + off, bytes);
     for (int r = p - 2; r >= 0; r--) {
         int e = tern_op_reduce(x->rop, input(x, r) + off, x->out + off, hi - lo, x->dt);
         if (e && !rc)
@@ -100,17 +148,22 @@ static int reduce(struct tern_sched *s, void *arg)
 {
     (void)s;
     struct allreduce_op *x = arg;
-    if (!tern_coll_shm_all_reached(&x->op, TERN_COLL_SHM_INPUT))
-        return 0;
     /* Every rank decides from the same numbers, so a rank that passed
      * another count gets an error, not a wait for a flag never set. */
     uint64_t most = 0;
+    int mismatch = 0;
     for (int r = 0; r < x->op.comm->size; r++) {
-        uint64_t b = cell(x, r)->bytes;
-        x->mismatch |= b != x->n * x->dt->size;
+        uint64_t b;
+        int elsewhere;
+        if (!arrived(x, r, &b, &elsewhere))
+            return 0;
+        mismatch |= elsewhere || b != x->n * x->dt->size;
         most = b > most ? b : most;
     }
-    x->split = most > WHOLE_MAX;
+    x->mismatch = mismatch;
+    /* Never split with mismatched counts: everyone then finishes here, also
+     * a rank with a tiny input, which has no step to gather shares in. */
+    x->split = !mismatch && most > WHOLE_MAX;
     if (!x->split) {
         int rc = reduce_range(x, 0, x->n);
         tern_coll_shm_finish(&x->op);
@@ -123,6 +176,22 @@ static int reduce(struct tern_sched *s, void *arg)
     if (!rc)
         memcpy(buf(x, me) + lo * sz, x->out + lo * sz, (hi - lo) * sz);
     tern_coll_shm_publish(&x->op, TERN_COLL_SHM_REDUCED);
+    return rc ? rc : 1;
+}
+
+/* reduce() for a tiny input, where the usual case (every rank put in a
+ * tiny input of this size) costs one comparison of the tag per rank;
+ * otherwise reduce() looks at each rank (not there yet, another count). */
+static int reduce_tiny(struct tern_sched *s, void *arg)
+{
+    struct allreduce_op *x = arg;
+    const struct tern_shm_coll_tiny *row = tiny(x, 0);
+    uint64_t want = tern_shm_coll_tiny_tag(x->op.seq, x->n * x->dt->size);
+    for (int r = 0; r < x->op.comm->size; r++)
+        if (atomic_load_explicit(&row[r].tag, memory_order_acquire) != want)
+            return reduce(s, arg);
+    int rc = reduce_range(x, 0, x->n);
+    tern_coll_shm_finish(&x->op);
     return rc ? rc : 1;
 }
 
@@ -148,25 +217,49 @@ static int gather_shares(struct tern_sched *s, void *arg)
 int tern_coll_allreduce_shm_usable(const struct tern_coll_args *a)
 {
     const struct tern_dtype *dt = a->rdt;
+    size_t bytes;
+    /* A multiplication, not a division: this runs on every call. */
     return tern_coll_shm_usable(a) && tern_coll_commutative(a)
            && dt->size > 0 && dt->true_lb == 0
-           && a->rcount <= a->comm->shm->view.buf / dt->size
+           && !__builtin_mul_overflow(a->rcount, dt->size, &bytes)
+           && bytes <= a->comm->shm->view.buf
            && tern_dtype_contig(dt, a->rcount);
 }
 
-void tern_coll_allreduce_shm(struct tern_sched *s, const struct tern_coll_args *a)
+static void op_init(struct allreduce_op *x, const struct tern_coll_args *a)
 {
-    struct allreduce_op *x = tern_sched_scratch(s, sizeof *x);
-    if (!x)
-        return;
     tern_coll_shm_op_init(&x->op, a);
     x->in = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
     x->out = a->rbuf;
     x->n = a->rcount;
     x->dt = a->rdt;
     x->rop = a->op;
+    x->tiny = x->n * x->dt->size <= TERN_SHM_COLL_TINY;
     x->split = x->mismatch = 0;
-    tern_sched_poll(s, put_in, x);
-    tern_sched_poll(s, reduce, x);
-    tern_sched_poll(s, gather_shares, x);
+}
+
+/* The steps of an operation; a tiny input is never split (WHOLE_MAX), so
+ * it has no shares to gather. */
+static tern_sched_poll_fn *const steps[] = { put_in, reduce, gather_shares };
+static tern_sched_poll_fn *const tiny_steps[] = { put_in, reduce_tiny };
+#define STEPS(tiny) ((tiny) ? tiny_steps : steps)
+#define NSTEPS(tiny) ((tiny) ? 2 : 3)
+
+void tern_coll_allreduce_shm(struct tern_sched *s, const struct tern_coll_args *a)
+{
+    struct allreduce_op *x = tern_sched_scratch(s, sizeof *x);
+    if (!x)
+        return;
+    op_init(x, a);
+    for (int i = 0; i < NSTEPS(x->tiny); i++)
+        tern_sched_poll(s, STEPS(x->tiny)[i], x);
+}
+
+int tern_coll_allreduce_shm_run(const struct tern_coll_args *a)
+{
+    if (!tern_coll_shm_runnable(a))
+        return TERN_EAGAIN;
+    struct allreduce_op x;
+    op_init(&x, a);
+    return tern_coll_shm_run(STEPS(x.tiny), NSTEPS(x.tiny), &x);
 }

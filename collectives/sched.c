@@ -188,8 +188,7 @@ void tern_sched_call(struct tern_sched *s, void (*fn)(struct tern_sched *s, void
     }
 }
 
-void tern_sched_poll(struct tern_sched *s, int (*fn)(struct tern_sched *s, void *arg),
-                     void *arg)
+void tern_sched_poll(struct tern_sched *s, tern_sched_poll_fn *fn, void *arg)
 {
     struct tern_step *st = add(s, TERN_STEP_POLL);
     if (st) {

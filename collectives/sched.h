@@ -153,8 +153,8 @@ void tern_sched_call(struct tern_sched *s, void (*fn)(struct tern_sched *s, void
  * algorithms that work in shared memory wait for flags that other ranks
  * set (collectives/shm.h). fn returns a negative TERN_E* code to fail the
  * step: the error is recorded and the schedule goes on. */
-void tern_sched_poll(struct tern_sched *s, int (*fn)(struct tern_sched *s, void *arg),
-                     void *arg);
+typedef int tern_sched_poll_fn(struct tern_sched *s, void *arg);
+void tern_sched_poll(struct tern_sched *s, tern_sched_poll_fn *fn, void *arg);
 
 /* Ends the current round; the next steps belong to the next one. */
 void tern_sched_round(struct tern_sched *s);

@@ -173,7 +173,7 @@ static const struct tern_coll_algo allreduce_algos[] = {
     { .name = "reduce_bcast", .build = tern_coll_allreduce_reduce_bcast },
     { .name = "two_level", .build = tern_coll_allreduce_two_level,
       .usable = two_level_commutative },
-    { .name = "shm", .build = tern_coll_allreduce_shm,
+    { .name = "shm", .build = tern_coll_allreduce_shm, .run = tern_coll_allreduce_shm_run,
       .usable = tern_coll_allreduce_shm_usable },
 };
 

@@ -8,6 +8,7 @@
 #include "collectives/shm.h"
 #include "libmpi/core/comm.h"
 #include "libmpi/core/op.h"
+#include "libmpi/p2p/p2p.h"
 #include "tern/err.h"
 #include "tern/log.h"
 
@@ -82,9 +83,40 @@ int tern_coll_shm_my_turn(const struct tern_coll_shm_op *op)
     return op->sh->done_seq == op->seq - 1;
 }
 
-int tern_coll_shm_idle(const struct tern_comm *comm)
+int tern_coll_shm_runnable(const struct tern_coll_args *a)
 {
-    return comm->shm->done_seq == comm->shm->next_seq;
+    return a->comm->shm->done_seq == a->comm->shm->next_seq;
+}
+
+struct step_wait {
+    tern_sched_poll_fn *step;
+    void *arg;
+    int rc;
+};
+
+/* A step runs until it returns nonzero, and never again after that: the
+ * wait may evaluate its condition once more than it needs to (a rank
+ * about to sleep re-checks it, tern_p2p_recheck), and a step such as the
+ * Allreduce's reduce() must not run twice. */
+static int step_done(void *p)
+{
+    struct step_wait *w = p;
+    if (!w->rc)
+        w->rc = w->step(NULL, w->arg);
+    return w->rc != 0;
+}
+
+int tern_coll_shm_run(tern_sched_poll_fn *const *steps, int n, void *arg)
+{
+    int first = 0;
+    for (int i = 0; i < n; i++) {
+        struct step_wait w = { steps[i], arg, 0 };
+        if (!step_done(&w))
+            tern_p2p_wait_until(step_done, &w);
+        if (w.rc < 0 && !first)
+            first = w.rc;
+    }
+    return first;
 }
 
 void tern_coll_shm_finish(const struct tern_coll_shm_op *op)
@@ -96,6 +128,11 @@ void tern_coll_shm_publish(const struct tern_coll_shm_op *op, enum tern_coll_shm
 {
     atomic_store_explicit(tern_coll_shm_flag(op, f, op->comm->rank), op->seq,
                           memory_order_release);
+    tern_coll_shm_wake_others(op);
+}
+
+void tern_coll_shm_wake_others(const struct tern_coll_shm_op *op)
+{
     for (int r = 0; r < op->comm->size; r++)
         if (r != op->comm->rank)
             tern_shm_coll_wake(op->comm->world[r]);

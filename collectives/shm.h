@@ -68,10 +68,19 @@ void tern_coll_shm_op_init(struct tern_coll_shm_op *op, const struct tern_coll_a
 /* For POLL steps: whether this rank finished the operation before op (so
  * op may start), and the end of op on this rank. */
 int tern_coll_shm_my_turn(const struct tern_coll_shm_op *op);
-/* Whether every operation built on comm (which has a slot) has finished on
- * this rank, so that the next one may start at once. */
-int tern_coll_shm_idle(const struct tern_comm *comm);
 void tern_coll_shm_finish(const struct tern_coll_shm_op *op);
+
+/* Whether a blocking call may run the next operation on a->comm without
+ * a schedule: every operation built on it has finished on this rank. */
+int tern_coll_shm_runnable(const struct tern_coll_args *a);
+
+/* Runs the POLL steps of one operation in order, for a blocking call that
+ * builds no schedule: each step is called (with s NULL) until it returns
+ * nonzero, with a blocking wait between calls (progress, yield, sleep).
+ * As in a schedule, a failed step's error is kept and the later steps
+ * still run, so that the other members are not left waiting; returns the
+ * first error, or 0. */
+int tern_coll_shm_run(tern_sched_poll_fn *const *steps, int n, void *arg);
 
 /* This rank's cell for op, and member r's. */
 static inline struct tern_shm_coll_cell *tern_coll_shm_cell(const struct tern_coll_shm_op *op,
@@ -96,6 +105,10 @@ static inline _Atomic uint64_t *tern_coll_shm_flag(const struct tern_coll_shm_op
 
 /* Sets this rank's flag f to op->seq and wakes the other members. */
 void tern_coll_shm_publish(const struct tern_coll_shm_op *op, enum tern_coll_shm_flag f);
+
+/* Wakes the other members after this rank set a flag of its own kind (the
+ * tiny entries' tags, transports/shm/coll_area.h). */
+void tern_coll_shm_wake_others(const struct tern_coll_shm_op *op);
 
 /* Whether every member's flag f reached op->seq. */
 int tern_coll_shm_all_reached(const struct tern_coll_shm_op *op, enum tern_coll_shm_flag f);

@@ -18,7 +18,9 @@
  *    reverse order; a blocking Allreduce while an Iallreduce is pending;
  *  - two halves of MPI_COMM_WORLD (MPI_Comm_split) running at once;
  *  - mismatched counts give an error (on every rank through shared
- *    memory), and the communicator still works afterwards;
+ *    memory), also when the ranks' inputs travel in different places
+ *    (small, larger, reduced in shares), and the communicator still works
+ *    afterwards;
  *  - a rank that waits in MPI_Barrier or MPI_Allreduce for a late rank
  *    sleeps: it uses little CPU while the late one is away, and wakes as
  *    soon as it comes (with --sleep-check; a promise of Tern, others
@@ -201,23 +203,34 @@ static void halves(void)
     TT_MPI(MPI_Comm_free(&half));
 }
 
-static void mismatch(void)
+/* Rank 0 passes `first` ints to MPI_Allreduce, the others `rest`: small
+ * inputs (up to 8 bytes) and larger ones travel in different places of
+ * shared memory, and vectors past 16 KiB are reduced in shares, so the
+ * pairs below mix those. */
+static void mismatch(int first, int rest)
 {
     MPI_Comm comm;
     TT_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
     TT_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
     TT_MPI(MPI_Barrier(comm));
-    int in[8] = {0}, out[8];
-    int rc = MPI_Allreduce(in, out, tt_rank == 0 ? 3 : 5, MPI_INT, MPI_SUM, comm);
+    int n = first > rest ? first : rest;
+    int *in = calloc((size_t)n, sizeof(int)), *out = calloc((size_t)n, sizeof(int));
+    TT_CHECK(in && out, "out of memory");
+    int rc = MPI_Allreduce(in, out, tt_rank == 0 ? first : rest, MPI_INT, MPI_SUM, comm);
     /* Through shared memory every rank sees the mismatch; with messages,
      * at least the rank whose receive is too short. */
     int failed = rc != MPI_SUCCESS, anyone = 0;
     TT_MPI(MPI_Allreduce(&failed, &anyone, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
-    TT_CHECK(anyone, "MPI_Allreduce with 3 ints on rank 0 and 5 elsewhere returned "
-                     "MPI_SUCCESS on every rank");
-    int v = 1, sum = 0;
-    TT_MPI(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, comm));
-    TT_EQ("MPI_Allreduce after the mismatch", tt_size, sum);
+    TT_CHECK(anyone, "MPI_Allreduce with %d ints on rank 0 and %d elsewhere returned "
+                     "MPI_SUCCESS on every rank", first, rest);
+    for (int round = 0; round < 3; round++) {
+        int v = 1, sum = 0;
+        TT_MPI(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, comm));
+        TT_EQ("MPI_Allreduce after the mismatch", tt_size, sum);
+        TT_MPI(MPI_Barrier(comm));
+    }
+    free(in);
+    free(out);
     TT_MPI(MPI_Comm_free(&comm));
 }
 
@@ -293,8 +306,14 @@ int main(int argc, char **argv)
     ops_and_types(MPI_COMM_WORLD);
     nonblocking(MPI_COMM_WORLD);
     halves();
-    if (tt_size > 1)
-        mismatch();
+    if (tt_size > 1) {
+        mismatch(3, 5);
+        mismatch(1, 2);
+        mismatch(1, 3);
+        mismatch(5, 2);
+        mismatch(2, 8192);
+        mismatch(8192, 6000);
+    }
     if (sleepy)
         sleep_check();
     return tt_finish();

@@ -29,6 +29,7 @@ size_t tern_shm_coll_slot_bytes(int local_size)
 {
     return sizeof(struct tern_shm_coll_hdr)
            + TERN_SHM_COLL_FLAG_LINES(local_size) * TERN_SHM_CACHE_LINE
+           + TERN_SHM_COLL_TINY_LINES(local_size) * TERN_SHM_CACHE_LINE
            + (size_t)TERN_SHM_COLL_SETS * (size_t)local_size
                  * sizeof(struct tern_shm_coll_cell)
            + (size_t)local_size * sizeof(struct tern_shm_coll_reduced)
@@ -47,6 +48,8 @@ int tern_shm_coll_slot(int i, struct tern_shm_coll_slot *out)
     p += sizeof(struct tern_shm_coll_hdr);
     out->arrived = (_Atomic uint64_t *)p;
     p += TERN_SHM_COLL_FLAG_LINES(l->local_size) * TERN_SHM_CACHE_LINE;
+    out->tiny = (struct tern_shm_coll_tiny *)p;
+    p += TERN_SHM_COLL_TINY_LINES(l->local_size) * TERN_SHM_CACHE_LINE;
     out->cells = (struct tern_shm_coll_cell *)p;
     out->reduced = (struct tern_shm_coll_reduced *)
         (out->cells + (size_t)TERN_SHM_COLL_SETS * (size_t)l->local_size);
@@ -70,9 +73,12 @@ int tern_shm_coll_alloc(int nmembers)
         /* The members learn the index from a message sent after this, so
          * they see the cleared flags. */
         for (int m = 0; m < nmembers; m++) {
-            for (int set = 0; set < TERN_SHM_COLL_SETS; set++)
+            for (int set = 0; set < TERN_SHM_COLL_SETS; set++) {
                 atomic_store_explicit(&tern_shm_coll_cell(&s, (uint64_t)set, m)->seq, 0,
                                       memory_order_relaxed);
+                atomic_store_explicit(&tern_shm_coll_tiny(&s, (uint64_t)set, m)->tag, 0,
+                                      memory_order_relaxed);
+            }
             atomic_store_explicit(&s.reduced[m].seq, 0, memory_order_relaxed);
             atomic_store_explicit(&s.arrived[m], 0, memory_order_relaxed);
         }
