@@ -108,20 +108,30 @@ static int put_in(struct tern_sched *s, void *arg)
 
 /* Whether rank r has put its input in, into its tiny entry or its cell
  * (ranks that passed different counts may have chosen differently), and
- * then its size in bytes and whether that place differs from this rank's. */
-static int arrived(const struct allreduce_op *x, int r, uint64_t *bytes, int *elsewhere)
+ * then its size in bytes. Where an input goes follows from its size, so
+ * two ranks whose inputs went to different places differ in size. */
+static int arrived(const struct allreduce_op *x, int r, uint64_t *bytes)
 {
     uint64_t tag = atomic_load_explicit(&tiny(x, r)->tag, memory_order_acquire);
     if (tern_shm_coll_tiny_seq(tag) == x->op.seq) {
         *bytes = tern_shm_coll_tiny_bytes(tag);
-        *elsewhere = !x->tiny;
         return 1;
     }
     struct tern_shm_coll_cell *c = cell(x, r);
     if (atomic_load_explicit(&c->seq, memory_order_acquire) < x->op.seq)
         return 0;
     *bytes = c->bytes;
-    *elsewhere = x->tiny;
+    return 1;
+}
+
+/* The usual case of a tiny input: every rank put in a tiny input of this
+ * size, which costs one comparison of the tag per rank. */
+static int all_tiny_alike(const struct allreduce_op *x)
+{
+    uint64_t want = tern_shm_coll_tiny_tag(x->op.seq, x->n * x->dt->size);
+    for (int r = 0; r < x->op.comm->size; r++)
+        if (atomic_load_explicit(&tiny(x, r)->tag, memory_order_acquire) != want)
+            return 0;
     return 1;
 }
 
@@ -152,17 +162,16 @@ static int reduce(struct tern_sched *s, void *arg)
      * another count gets an error, not a wait for a flag never set. */
     uint64_t most = 0;
     int mismatch = 0;
-    for (int r = 0; r < x->op.comm->size; r++) {
+    int alike = x->tiny && all_tiny_alike(x);
+    for (int r = 0; !alike && r < x->op.comm->size; r++) {
         uint64_t b;
-        int elsewhere;
-        if (!arrived(x, r, &b, &elsewhere))
+        if (!arrived(x, r, &b))
             return 0;
-        mismatch |= elsewhere || b != x->n * x->dt->size;
+        mismatch |= b != x->n * x->dt->size;
         most = b > most ? b : most;
     }
     x->mismatch = mismatch;
-    /* Never split with mismatched counts: everyone then finishes here, also
-     * a rank with a tiny input, which has no step to gather shares in. */
+    /* Never split with mismatched counts: everyone then finishes here. */
     x->split = !mismatch && most > WHOLE_MAX;
     if (!x->split) {
         int rc = reduce_range(x, 0, x->n);
@@ -179,22 +188,6 @@ static int reduce(struct tern_sched *s, void *arg)
     return rc ? rc : 1;
 }
 
-/* reduce() for a tiny input, where the usual case (every rank put in a
- * tiny input of this size) costs one comparison of the tag per rank;
- * otherwise reduce() looks at each rank (not there yet, another count). */
-static int reduce_tiny(struct tern_sched *s, void *arg)
-{
-    struct allreduce_op *x = arg;
-    const struct tern_shm_coll_tiny *row = tiny(x, 0);
-    uint64_t want = tern_shm_coll_tiny_tag(x->op.seq, x->n * x->dt->size);
-    for (int r = 0; r < x->op.comm->size; r++)
-        if (atomic_load_explicit(&row[r].tag, memory_order_acquire) != want)
-            return reduce(s, arg);
-    int rc = reduce_range(x, 0, x->n);
-    tern_coll_shm_finish(&x->op);
-    return rc ? rc : 1;
-}
-
 static int gather_shares(struct tern_sched *s, void *arg)
 {
     (void)s;
@@ -205,7 +198,7 @@ static int gather_shares(struct tern_sched *s, void *arg)
         return 0;
     int p = x->op.comm->size, me = x->op.comm->rank;
     size_t sz = x->dt->size;
-    for (int r = 0; r < p && !x->mismatch; r++) {
+    for (int r = 0; r < p; r++) {
         size_t lo = tern_coll_part_off(x->n, p, r), hi = tern_coll_part_off(x->n, p, r + 1);
         if (r != me)
             memcpy(x->out + lo * sz, buf(x, r) + lo * sz, (hi - lo) * sz);
@@ -238,12 +231,8 @@ static void op_init(struct allreduce_op *x, const struct tern_coll_args *a)
     x->split = x->mismatch = 0;
 }
 
-/* The steps of an operation; a tiny input is never split (WHOLE_MAX), so
- * it has no shares to gather. */
 static tern_sched_poll_fn *const steps[] = { put_in, reduce, gather_shares };
-static tern_sched_poll_fn *const tiny_steps[] = { put_in, reduce_tiny };
-#define STEPS(tiny) ((tiny) ? tiny_steps : steps)
-#define NSTEPS(tiny) ((tiny) ? 2 : 3)
+#define NSTEPS (int)(sizeof steps / sizeof *steps)
 
 void tern_coll_allreduce_shm(struct tern_sched *s, const struct tern_coll_args *a)
 {
@@ -251,8 +240,8 @@ void tern_coll_allreduce_shm(struct tern_sched *s, const struct tern_coll_args *
     if (!x)
         return;
     op_init(x, a);
-    for (int i = 0; i < NSTEPS(x->tiny); i++)
-        tern_sched_poll(s, STEPS(x->tiny)[i], x);
+    for (int i = 0; i < NSTEPS; i++)
+        tern_sched_poll(s, steps[i], x);
 }
 
 int tern_coll_allreduce_shm_run(const struct tern_coll_args *a)
@@ -261,5 +250,5 @@ int tern_coll_allreduce_shm_run(const struct tern_coll_args *a)
         return TERN_EAGAIN;
     struct allreduce_op x;
     op_init(&x, a);
-    return tern_coll_shm_run(STEPS(x.tiny), NSTEPS(x.tiny), &x);
+    return tern_coll_shm_run(steps, NSTEPS, &x);
 }

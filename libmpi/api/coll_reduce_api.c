@@ -19,11 +19,12 @@
 
 /* Where a rank's element counts come from, for the error messages of
  * reduce_bufs only: `name` is the count argument; Reduce_scatter_block's
- * input is `nblocks` blocks of it, Reduce_scatter's (`summed`) the sum of
- * its recvcounts. */
+ * input (`block`) is `nblocks` blocks of it, Reduce_scatter's (`summed`)
+ * the sum of its recvcounts. */
 struct counts_from {
     const char *name;
     int nblocks;
+    int block;
     int summed;
 };
 
@@ -36,7 +37,7 @@ static int buf_error(const struct tern_coll_args *a, const struct counts_from *f
         snprintf(why, sizeof(why), "%s[%d] = %zu", f->name, a->comm->rank, a->rcount);
     else if (f->summed)
         snprintf(why, sizeof(why), "%s adding up to %zu", f->name, a->scount);
-    else if (out || f->nblocks == 1)
+    else if (out || !f->block)
         snprintf(why, sizeof(why), "%s %zu", f->name, a->rcount);
     else
         snprintf(why, sizeof(why), "%s %zu for each of %d ranks", f->name, a->rcount,
@@ -79,7 +80,8 @@ static int reduce_like(const char *fn, enum tern_coll_kind kind, const void *sbu
                                       .root = kind == TERN_COLL_REDUCE ? root : 0 } };
     struct tern_coll_args *a = &x.a;
     int block = kind == TERN_COLL_REDUCE_SCATTER_BLOCK;
-    struct counts_from f = { .name = block ? "recvcount" : "count", .nblocks = 1 };
+    struct counts_from f = { .name = block ? "recvcount" : "count", .nblocks = 1,
+                             .block = block };
     int rc = tern_api_coll_begin(comm, req, &a->comm);
     if (!rc && kind == TERN_COLL_REDUCE)
         rc = tern_check_root(a->comm, root);

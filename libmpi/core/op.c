@@ -173,6 +173,8 @@ static struct type_info by_slot[TYPE_SLOTS];
  * type costs one lookup (an 8-byte MPI_Allreduce applies one twice: its
  * check and its reduction). */
 #define KERNEL_KINDS (TERN_OP_MAXLOC + 1)
+_Static_assert(KERNEL_KINDS == TERN_OP_REPLACE,
+               "the ops with kernels come first in enum tern_op_kind");
 static tern_op_kernel *kernels[TYPE_SLOTS][KERNEL_KINDS];
 
 static tern_op_kernel *kernel_for(enum tern_op_kind kind, enum tern_op_elem e);
