@@ -19,11 +19,10 @@
 
 /* Where a rank's element counts come from, for the error messages of
  * reduce_bufs only: `name` is the count argument; Reduce_scatter_block's
- * input (`block`) is `nblocks` blocks of it, Reduce_scatter's (`summed`)
+ * input (`block`) is one block of it per rank, Reduce_scatter's (`summed`)
  * the sum of its recvcounts. */
 struct counts_from {
     const char *name;
-    int nblocks;
     int block;
     int summed;
 };
@@ -41,7 +40,7 @@ static int buf_error(const struct tern_coll_args *a, const struct counts_from *f
         snprintf(why, sizeof(why), "%s %zu", f->name, a->rcount);
     else
         snprintf(why, sizeof(why), "%s %zu for each of %d ranks", f->name, a->rcount,
-                 f->nblocks);
+                 a->comm->size);
     return out ? tern_check_coll_buf(a->rbuf, "recvbuf", a->rcount, a->rdt, why)
                : tern_check_coll_buf(a->sbuf, "sendbuf", a->scount, a->sdt, why);
 }
@@ -80,8 +79,7 @@ static int reduce_like(const char *fn, enum tern_coll_kind kind, const void *sbu
                                       .root = kind == TERN_COLL_REDUCE ? root : 0 } };
     struct tern_coll_args *a = &x.a;
     int block = kind == TERN_COLL_REDUCE_SCATTER_BLOCK;
-    struct counts_from f = { .name = block ? "recvcount" : "count", .nblocks = 1,
-                             .block = block };
+    const struct counts_from f = { .name = block ? "recvcount" : "count", .block = block };
     int rc = tern_api_coll_begin(comm, req, &a->comm);
     if (!rc && kind == TERN_COLL_REDUCE)
         rc = tern_check_root(a->comm, root);
@@ -91,16 +89,15 @@ static int reduce_like(const char *fn, enum tern_coll_kind kind, const void *sbu
         rc = tern_check_coll_type(type, "datatype", &a->sdt);
     if (!rc)
         rc = tern_check_op(op, a->sdt, &a->op);
-    if (!rc && block)
-        f.nblocks = a->comm->size;
-    if (!rc && !tern_coll_fits((size_t)count, (size_t)f.nblocks)) {
+    int nblocks = block && !rc ? a->comm->size : 1;
+    if (!rc && !tern_coll_fits((size_t)count, (size_t)nblocks)) {
         tern_api_detail("invalid %s %lld: %d blocks of it do not fit in memory", f.name,
-                        (long long)count, f.nblocks);
+                        (long long)count, nblocks);
         rc = TERN_ECOUNT;
     }
     if (!rc) {
         a->rdt = a->sdt;
-        a->scount = (size_t)count * (size_t)f.nblocks;
+        a->scount = (size_t)count * (size_t)nblocks;
         a->rcount = (size_t)count;
         rc = reduce_bufs(a, kind != TERN_COLL_REDUCE || a->comm->rank == root, &f);
     }
@@ -245,7 +242,7 @@ static int reduce_scatter(const char *fn, const void *sbuf, void *rbuf,
     if (!rc)
         rc = tern_check_op(op, a->sdt, &a->op);
     if (!rc) {
-        const struct counts_from f = { .name = "recvcounts", .nblocks = 1, .summed = 1 };
+        const struct counts_from f = { .name = "recvcounts", .summed = 1 };
         a->rdt = a->sdt;
         a->scount = total;
         a->rcount = a->rcounts[a->comm->rank];
