@@ -1,7 +1,9 @@
 /*
  * Allreduce through shared memory, for a communicator on one host (shm.h),
- * for vectors that fit one member's buffer of the slot (64 KiB with up to
- * 8 ranks on the host), contiguous types and commutative ops.
+ * contiguous types and commutative ops. Vectors that fit one member's
+ * buffer of the slot (64 KiB with up to 8 ranks on the host) are reduced
+ * there; longer ones only agree there on the count (see below), and then
+ * travel in messages.
  *
  * Steps: (1) each rank copies its vector into its buffer of the slot (up to
  * 8 bytes into its tiny entry, up to 48 into its cell, beside the flag) and
@@ -14,6 +16,15 @@
  *
  * Every share is reduced in rank order (inout = in_k op inout, from the
  * last rank down), once, so all ranks get the same bits.
+ *
+ * Longer vectors: step (1) puts only the byte count in, step (2) compares
+ * the counts, and a later round builds the message algorithm that the
+ * automatic choice takes for the call (tern_coll_allreduce_messages). Were
+ * the choice made from the count alone, ranks that passed counts on both
+ * sides of the buffer's size would wait for each other in different
+ * algorithms for ever; this way every rank sees the mismatch and returns
+ * MPI_ERR_TRUNCATE, for one flag exchange more on a call that moves over
+ * 64 KiB.
  *
  * Cost, n bytes, p ranks, beta_c per byte copied, gamma per byte reduced:
  * small: n beta_c + (p - 1) n gamma and one flag exchange; split: n beta_c
@@ -43,8 +54,10 @@ struct allreduce_op {
     const struct tern_dtype *dt;
     const struct tern_op *rop;
     int tiny;                       /* The input goes into the tiny entry. */
+    int large;                      /* It does not fit a buffer: messages. */
     int split;                      /* Decided in reduce(), alike everywhere. */
     int mismatch;                   /* Some rank passed another count. */
+    struct tern_coll_args *args;    /* A large call's, for its messages. */
 };
 
 static struct tern_shm_coll_cell *cell(const struct allreduce_op *x, int r)
@@ -100,7 +113,8 @@ static int put_in(struct tern_sched *s, void *arg)
         return 1;
     }
     struct tern_shm_coll_cell *c = cell(x, me);
-    memcpy(bytes <= TERN_SHM_COLL_INLINE ? (char *)c->data : buf(x, me), x->in, bytes);
+    if (!x->large)
+        memcpy(bytes <= TERN_SHM_COLL_INLINE ? (char *)c->data : buf(x, me), x->in, bytes);
     c->bytes = bytes;
     tern_coll_shm_publish(&x->op, TERN_COLL_SHM_INPUT);
     return 1;
@@ -171,6 +185,11 @@ static int reduce(struct tern_sched *s, void *arg)
         most = b > most ? b : most;
     }
     x->mismatch = mismatch;
+    if (x->large) {
+        /* Only the counts were in shared memory. */
+        tern_coll_shm_finish(&x->op);
+        return mismatch ? TERN_ETRUNCATE : 1;
+    }
     /* Never split with mismatched counts: everyone then finishes here. */
     x->split = !mismatch && most > WHOLE_MAX;
     if (!x->split) {
@@ -207,16 +226,31 @@ static int gather_shares(struct tern_sched *s, void *arg)
     return 1;
 }
 
+/* A large call's second part, once the counts agreed: the message
+ * algorithm, in rounds after this one. */
+static void by_messages(struct tern_sched *s, void *arg)
+{
+    struct allreduce_op *x = arg;
+    if (x->mismatch || s->error)
+        return;
+    tern_coll_allreduce_messages(x->args)->build(s, x->args);
+    tern_sched_round(s);
+}
+
+/* Whatever the count, so that all ranks choose alike (see above). */
 int tern_coll_allreduce_shm_usable(const struct tern_coll_args *a)
 {
     const struct tern_dtype *dt = a->rdt;
-    size_t bytes;
-    /* A multiplication, not a division: this runs on every call. */
     return tern_coll_shm_usable(a) && tern_coll_commutative(a)
-           && dt->size > 0 && dt->true_lb == 0
-           && !__builtin_mul_overflow(a->rcount, dt->size, &bytes)
-           && bytes <= a->comm->shm->view.buf
-           && tern_dtype_contig(dt, a->rcount);
+           && dt->size > 0 && dt->true_lb == 0 && tern_dtype_contig(dt, a->rcount);
+}
+
+/* Whether the call's vector is longer than a member's buffer. */
+static int too_large(const struct tern_coll_args *a)
+{
+    size_t bytes;
+    return __builtin_mul_overflow(a->rcount, a->rdt->size, &bytes)
+           || bytes > a->comm->shm->view.buf;
 }
 
 static void op_init(struct allreduce_op *x, const struct tern_coll_args *a)
@@ -228,7 +262,9 @@ static void op_init(struct allreduce_op *x, const struct tern_coll_args *a)
     x->dt = a->rdt;
     x->rop = a->op;
     x->tiny = x->n * x->dt->size <= TERN_SHM_COLL_TINY;
+    x->large = too_large(a);
     x->split = x->mismatch = 0;
+    x->args = NULL;
 }
 
 static tern_sched_poll_fn *const steps[] = { put_in, reduce, gather_shares };
@@ -242,11 +278,20 @@ void tern_coll_allreduce_shm(struct tern_sched *s, const struct tern_coll_args *
     op_init(x, a);
     for (int i = 0; i < NSTEPS; i++)
         tern_sched_poll(s, steps[i], x);
+    if (!x->large)
+        return;
+    x->args = tern_sched_scratch(s, sizeof *a);
+    if (!x->args)
+        return;
+    *x->args = *a;
+    tern_sched_round(s);
+    tern_sched_call(s, by_messages, x);
 }
 
 int tern_coll_allreduce_shm_run(const struct tern_coll_args *a)
 {
-    if (!tern_coll_shm_runnable(a))
+    /* A large call's messages need a schedule. */
+    if (!tern_coll_shm_runnable(a) || too_large(a))
         return TERN_EAGAIN;
     struct allreduce_op x;
     op_init(&x, a);

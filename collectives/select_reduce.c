@@ -177,12 +177,10 @@ static const struct tern_coll_algo allreduce_algos[] = {
       .usable = tern_coll_allreduce_shm_usable },
 };
 
-static const struct tern_coll_algo *choose_allreduce(const struct tern_coll_args *a)
+const struct tern_coll_algo *tern_coll_allreduce_messages(const struct tern_coll_args *a)
 {
     int p = a->size;
     size_t bytes = a->rcount * a->rdt->size;
-    if (tern_coll_allreduce_shm_usable(a))
-        return &allreduce_algos[5];
     if (!tern_coll_commutative(a))
         return &allreduce_algos[3];
     if (bytes < ALLREDUCE_SHORT_MSG && tern_coll_two_level_usable(a))
@@ -193,6 +191,13 @@ static const struct tern_coll_algo *choose_allreduce(const struct tern_coll_args
     if ((p & (p - 1)) == 0 || bytes / (size_t)p < ALLREDUCE_RING_MIN_CHUNK)
         return &allreduce_algos[2];
     return &allreduce_algos[1];
+}
+
+static const struct tern_coll_algo *choose_allreduce(const struct tern_coll_args *a)
+{
+    if (tern_coll_allreduce_shm_usable(a))
+        return &allreduce_algos[5];
+    return tern_coll_allreduce_messages(a);
 }
 
 /* Reduce_scatter and Reduce_scatter_block ---------------------------------- */

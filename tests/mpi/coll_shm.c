@@ -19,7 +19,8 @@
  *  - two halves of MPI_COMM_WORLD (MPI_Comm_split) running at once;
  *  - mismatched counts give an error (on every rank through shared
  *    memory), also when the ranks' inputs travel in different places
- *    (small, larger, reduced in shares), and the communicator still works
+ *    (small, larger, reduced in shares, longer than a buffer and so in
+ *    messages), blocking and not, and the communicator still works
  *    afterwards;
  *  - a rank that waits in MPI_Barrier or MPI_Allreduce for a late rank
  *    sleeps: it uses little CPU while the late one is away, and wakes as
@@ -205,24 +206,39 @@ static void halves(void)
 
 /* Rank 0 passes `first` ints to MPI_Allreduce, the others `rest`: small
  * inputs (up to 8 bytes) and larger ones travel in different places of
- * shared memory, and vectors past 16 KiB are reduced in shares, so the
- * pairs below mix those. */
-static void mismatch(int first, int rest)
+ * shared memory, vectors past 16 KiB are reduced in shares, and those
+ * longer than a member's buffer (64 KiB with up to 8 ranks) go in
+ * messages once the ranks compared their counts, so the pairs below mix
+ * those. The call runs on a dup of MPI_COMM_WORLD, or with `world` on
+ * MPI_COMM_WORLD itself, which took a slot at its first collective even
+ * when the host has only one; with `nonblocking` it is MPI_Iallreduce and
+ * MPI_Wait. */
+static void mismatch(int first, int rest, int world, int nonblocking)
 {
-    MPI_Comm comm;
-    TT_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+    MPI_Comm comm = MPI_COMM_WORLD;
+    if (!world)
+        TT_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
     TT_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
     TT_MPI(MPI_Barrier(comm));
     int n = first > rest ? first : rest;
     int *in = calloc((size_t)n, sizeof(int)), *out = calloc((size_t)n, sizeof(int));
     TT_CHECK(in && out, "out of memory");
-    int rc = MPI_Allreduce(in, out, tt_rank == 0 ? first : rest, MPI_INT, MPI_SUM, comm);
+    int count = tt_rank == 0 ? first : rest, rc;
+    if (nonblocking) {
+        MPI_Request req;
+        rc = MPI_Iallreduce(in, out, count, MPI_INT, MPI_SUM, comm, &req);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    } else {
+        rc = MPI_Allreduce(in, out, count, MPI_INT, MPI_SUM, comm);
+    }
     /* Through shared memory every rank sees the mismatch; with messages,
      * at least the rank whose receive is too short. */
     int failed = rc != MPI_SUCCESS, anyone = 0;
     TT_MPI(MPI_Allreduce(&failed, &anyone, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
-    TT_CHECK(anyone, "MPI_Allreduce with %d ints on rank 0 and %d elsewhere returned "
-                     "MPI_SUCCESS on every rank", first, rest);
+    TT_CHECK(anyone, "%s with %d ints on rank 0 and %d elsewhere returned "
+                     "MPI_SUCCESS on every rank",
+             nonblocking ? "MPI_Iallreduce" : "MPI_Allreduce", first, rest);
     for (int round = 0; round < 3; round++) {
         int v = 1, sum = 0;
         TT_MPI(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, comm));
@@ -231,7 +247,10 @@ static void mismatch(int first, int rest)
     }
     free(in);
     free(out);
-    TT_MPI(MPI_Comm_free(&comm));
+    if (world)
+        TT_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL));
+    else
+        TT_MPI(MPI_Comm_free(&comm));
 }
 
 static double cpu_seconds(void)
@@ -307,17 +326,23 @@ int main(int argc, char **argv)
     nonblocking(MPI_COMM_WORLD);
     halves();
     if (tt_size > 1) {
-        mismatch(3, 5);
-        mismatch(1, 2);
-        mismatch(1, 3);
-        mismatch(5, 2);
+        mismatch(3, 5, 0, 0);
+        mismatch(1, 2, 0, 0);
+        mismatch(1, 3, 0, 0);
+        mismatch(5, 2, 0, 0);
         /* 32 KiB through shared memory, which holds that much per rank
-         * with up to 16 ranks on the host (a count that one rank sends
-         * through shared memory and another with messages still hangs). */
+         * with up to 16 ranks on the host. */
         if (tt_size <= 16) {
-            mismatch(2, 8192);
-            mismatch(8192, 6000);
+            mismatch(2, 8192, 0, 0);
+            mismatch(8192, 6000, 0, 0);
         }
+        /* Past a member's buffer: a dup may have no slot and use messages,
+         * whose algorithms differ by size, so these run on the world. */
+        mismatch(2, 20000, 1, 0);
+        mismatch(20000, 8192, 1, 0);
+        mismatch(20000, 30000, 1, 0);
+        mismatch(30000, 2, 1, 1);
+        mismatch(8192, 30000, 1, 1);
     }
     if (sleepy)
         sleep_check();
