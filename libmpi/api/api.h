@@ -33,6 +33,11 @@ int tern_api_error(struct tern_comm *comm, const char *fn, int code);
 void tern_api_die(const char *fn, int mpi_class, const char *what)
     __attribute__((noreturn));
 
+/* Records, for the next tern_api_error(), which user attribute callback
+ * ("copy" or "delete") failed with which code, when rc says one did
+ * (attr_api.c). */
+void tern_api_attr_cb_error(int rc, const char *which);
+
 /* For functions declared by mpi.h that Tern does not implement yet. */
 int tern_api_unsupported(const char *fn);
 

@@ -21,16 +21,6 @@ int tern_check_info_null(MPI_Info info)
     return TERN_EINFO;
 }
 
-/* Describes the failure of a constructor or of MPI_Comm_free when an
- * attribute callback caused it. */
-static void describe_cb_error(int rc, const char *which)
-{
-    int keyval, code;
-    tern_attr_cb_error(&keyval, &code);
-    if (rc == TERN_EOTHER && keyval)
-        tern_api_detail("the %s callback of keyval %d returned error %d", which, keyval, code);
-}
-
 /* The common first checks of a constructor: initialized, comm valid, the
  * output pointer not NULL. */
 static int check_ctor(MPI_Comm comm, struct tern_comm **c, const void *newcomm)
@@ -125,10 +115,14 @@ static int dup_common(const char *fn, MPI_Comm comm, MPI_Info info, MPI_Comm *ne
     struct tern_request *r = NULL;
     if (!rc) {
         rc = is_nb ? tern_comm_idup(c, &nc, &r) : tern_comm_dup(c, &nc);
-        describe_cb_error(rc, "copy");
+        tern_api_attr_cb_error(rc, "copy");
     }
-    if (rc)
+    if (rc) {
+        /* As MPICH and Open MPI do, so that a program can test for it. */
+        if (newcomm)
+            *newcomm = MPI_COMM_NULL;
         return tern_api_error(c, fn, rc);
+    }
     *newcomm = nc->handle;
     if (r)
         *request = (MPI_Request)r;
@@ -264,7 +258,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
     }
     if (!rc) {
         rc = tern_comm_free(c);
-        describe_cb_error(rc, "delete");
+        tern_api_attr_cb_error(rc, "delete");
     }
     if (rc)
         return tern_api_error(c, "MPI_Comm_free", rc);

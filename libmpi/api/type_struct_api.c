@@ -242,6 +242,15 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
         rc = tern_dtype_dup(old, &dt);
         rc = tern_api_type_made(rc, "", dt, MPI_COMBINER_DUP, old->large, NULL, newtype);
     }
+    if (!rc) {
+        rc = tern_attr_copy(&old->attrs, TERN_ATTR_TYPE, (void *)old->handle, &dt->attrs,
+                            (void *)dt->handle);
+        if (rc) {
+            tern_api_attr_cb_error(rc, "copy");
+            tern_dtype_free(dt);
+            *newtype = MPI_DATATYPE_NULL;
+        }
+    }
     if (rc)
         return tern_api_error(NULL, "MPI_Type_dup", rc);
     dt->committed = old->committed;
@@ -277,6 +286,13 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     if (!rc && dt->predefined) {
         tern_api_detail("cannot free the predefined datatype %s", dt->name);
         rc = TERN_ETYPE;
+    }
+    if (!rc) {
+        /* The attributes go first, through their delete callbacks; one
+         * that fails keeps the type. */
+        rc = tern_attr_delete_all(&((struct tern_dtype *)dt)->attrs, TERN_ATTR_TYPE,
+                                  (void *)dt->handle);
+        tern_api_attr_cb_error(rc, "delete");
     }
     if (rc)
         return tern_api_error(NULL, "MPI_Type_free", rc);

@@ -337,3 +337,47 @@ int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MP
 {
     return pack_size("MPI_Pack_size_c", incount, datatype, comm, size, size);
 }
+
+/* The types MPI_Type_match_size chooses from: the Fortran sized types, as
+ * the standard's definition of it names them, one per class and size. */
+static const struct {
+    int typeclass;
+    MPI_Datatype type;
+} sized_types[] = {
+    { MPI_TYPECLASS_INTEGER, MPI_INTEGER1 }, { MPI_TYPECLASS_INTEGER, MPI_INTEGER2 },
+    { MPI_TYPECLASS_INTEGER, MPI_INTEGER4 }, { MPI_TYPECLASS_INTEGER, MPI_INTEGER8 },
+    { MPI_TYPECLASS_INTEGER, MPI_INTEGER16 },
+    { MPI_TYPECLASS_REAL, MPI_REAL2 },       { MPI_TYPECLASS_REAL, MPI_REAL4 },
+    { MPI_TYPECLASS_REAL, MPI_REAL8 },       { MPI_TYPECLASS_REAL, MPI_REAL16 },
+    { MPI_TYPECLASS_COMPLEX, MPI_COMPLEX4 }, { MPI_TYPECLASS_COMPLEX, MPI_COMPLEX8 },
+    { MPI_TYPECLASS_COMPLEX, MPI_COMPLEX16 }, { MPI_TYPECLASS_COMPLEX, MPI_COMPLEX32 },
+    { MPIX_TYPECLASS_LOGICAL, MPI_LOGICAL1 }, { MPIX_TYPECLASS_LOGICAL, MPI_LOGICAL2 },
+    { MPIX_TYPECLASS_LOGICAL, MPI_LOGICAL4 }, { MPIX_TYPECLASS_LOGICAL, MPI_LOGICAL8 },
+    { MPIX_TYPECLASS_LOGICAL, MPI_LOGICAL16 },
+};
+
+#pragma weak MPI_Type_match_size = PMPI_Type_match_size
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
+{
+    int rc = tern_check_init();
+    if (!rc)
+        rc = tern_check_ptr(datatype, "datatype");
+    if (rc)
+        return tern_api_error(NULL, "MPI_Type_match_size", rc);
+    int known = 0;
+    for (size_t i = 0; i < sizeof sized_types / sizeof *sized_types; i++) {
+        if (sized_types[i].typeclass != typeclass)
+            continue;
+        known = 1;
+        if (tern_dtype_get(sized_types[i].type)->size == (size_t)size) {
+            *datatype = sized_types[i].type;
+            return MPI_SUCCESS;
+        }
+    }
+    if (known)
+        tern_api_detail("no predefined type of this class has size %d", size);
+    else
+        tern_api_detail("invalid typeclass %d (MPI_TYPECLASS_INTEGER, _REAL or _COMPLEX)",
+                        typeclass);
+    return tern_api_error(NULL, "MPI_Type_match_size", TERN_EARG);
+}

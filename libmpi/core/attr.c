@@ -62,15 +62,15 @@ int tern_keyval_create(int kind, union tern_attr_copy_fn copy,
     return 0;
 }
 
-int tern_keyval_check(int keyval, int kind)
+int tern_keyval_check(int keyval, int kind, int freed_ok)
 {
     struct keyval *k = entry(keyval);
-    return k && k->kind == kind && !k->user_freed ? 0 : TERN_EKEYVAL;
+    return k && k->kind == kind && (freed_ok || !k->user_freed) ? 0 : TERN_EKEYVAL;
 }
 
 int tern_keyval_free(int *keyval, int kind)
 {
-    int rc = tern_keyval_check(*keyval, kind);
+    int rc = tern_keyval_check(*keyval, kind, 0);
     if (rc)
         return rc;
     struct keyval *k = entry(*keyval);

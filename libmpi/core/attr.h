@@ -67,8 +67,10 @@ int tern_keyval_create(int kind, union tern_attr_copy_fn copy,
                        union tern_attr_delete_fn del, void *extra_state,
                        int *keyval);
 /* 0 if keyval is a live user keyval for objects of `kind`; TERN_EKEYVAL
- * otherwise (also for the predefined keys). */
-int tern_keyval_check(int keyval, int kind);
+ * otherwise (also for the predefined keys). With `freed_ok`, a keyval that
+ * the user freed but that attributes still use counts as live: those
+ * attributes can still be read and deleted, as the standard requires. */
+int tern_keyval_check(int keyval, int kind, int freed_ok);
 /* Drops the user's reference; *keyval becomes MPI_KEYVAL_INVALID. */
 int tern_keyval_free(int *keyval, int kind);
 /* Frees the table (MPI_Finalize), whatever is left in it. */

@@ -74,6 +74,8 @@ static void set_pair(MPI_Datatype h, const char *name, struct pair_layout p)
     dt->extent = (MPI_Aint)p.extent;
     dt->true_extent = (MPI_Aint)(p.off2 + p.len2);
     dt->align = p.align;
+    dt->nelem = 2;
+    dt->pair_first = p.len1;
     if (p.off2 == p.len1) {
         dt->nnode = 1;
         dt->node[0] = (struct tern_dtype_node){ .kind = TERN_DT_RUN, .span = 1, .size = p.size };

@@ -66,6 +66,8 @@
 
 #include <mpi.h>
 
+#include "libmpi/core/attr.h"
+
 enum tern_dtype_kind {
     TERN_DT_RUN = 1,
     TERN_DT_VEC,
@@ -103,7 +105,10 @@ struct tern_dtype {
     MPI_Aint true_lb;     /* First and ... */
     MPI_Aint true_extent; /* ... span of the bytes actually holding data. */
     size_t align;         /* Largest alignment of the basic types inside. */
-    size_t nelem;         /* Basic elements in one element. */
+    size_t nelem;         /* Basic elements in one element (2 for the pair
+                             types such as MPI_FLOAT_INT, which the standard
+                             defines as structs of two). */
+    size_t pair_first;    /* A pair type's packed bytes before its int. */
     uint8_t predefined;
     uint8_t committed;
     uint8_t dead;         /* MPI_Type_free was called on the handle. */
@@ -134,6 +139,7 @@ struct tern_dtype {
     MPI_Count *larges;
 
     char namebuf[MPI_MAX_OBJECT_NAME];
+    struct tern_attr_list attrs;        /* MPI_Type_set_attr's. */
 };
 
 /* The type behind a handle, or NULL when the handle is not a valid,

@@ -239,10 +239,13 @@ void tern_dtype_unpack(const struct tern_dtype *dt, const void *packed,
  * when the bytes end inside a basic element. */
 static size_t elems(const struct tern_dtype *dt, size_t bytes, int *partial)
 {
-    if (dt->basic) {
-        if (bytes % dt->basic->size)
+    const struct tern_dtype *b = dt->basic;
+    if (b) {
+        /* A pair's first member alone is one element. */
+        size_t rem = bytes % b->size;
+        if (rem && rem != b->pair_first)
             *partial = 1;
-        return bytes / dt->basic->size;
+        return bytes / b->size * b->nelem + (rem && rem == b->pair_first);
     }
     size_t n = bytes / dt->size * dt->nelem, rem = bytes % dt->size;
     for (size_t i = 0; i < dt->nkid && rem; i++) {
@@ -274,8 +277,11 @@ static size_t mul_sat(size_t a, size_t b)
 
 size_t tern_dtype_elements_bytes(const struct tern_dtype *dt, size_t nelem)
 {
-    if (dt->basic)
-        return mul_sat(nelem, dt->basic->size);
+    const struct tern_dtype *basic = dt->basic;
+    if (basic) {
+        size_t whole = mul_sat(nelem / basic->nelem, basic->size);
+        return nelem % basic->nelem && whole != SIZE_MAX ? whole + basic->pair_first : whole;
+    }
     if (dt->nelem == 0)
         return 0;
     size_t b = mul_sat(nelem / dt->nelem, dt->size), rem = nelem % dt->nelem;

@@ -154,6 +154,7 @@ static void test_callbacks(void)
     expect_attr(d2, k2, 20, "k2 on the dup after deleting the original's");
 
     /* Free k1 while attributes use it: the handle goes, the callbacks stay. */
+    int k1_number = k1;
     TT_MPI(MPI_Comm_free_keyval(&k1));
     TT_EQ("keyval after MPI_Comm_free_keyval", MPI_KEYVAL_INVALID, k1);
     base = n_delete;
@@ -161,10 +162,17 @@ static void test_callbacks(void)
     TT_MPI(MPI_Comm_free(&d2));
     expect_deleted(base, 2, (long[]){ 1008, 20 }, "MPI_Comm_free of the dup");
     TT_EQ("MPI_Comm_size inside a delete callback", tt_size, delete_size);
+    /* The freed keyval's number still reads and deletes the attributes
+     * that use it: the standard has the program free them "via calls to
+     * MPI_COMM_DELETE_ATTR" or MPI_Comm_free. */
+    expect_attr(d, k1_number, 8, "k1 read with its number after MPI_Comm_free_keyval");
+    base = n_delete;
+    TT_MPI(MPI_Comm_delete_attr(d, k1_number));
+    expect_deleted(base, 1, (long[]){ 8 }, "MPI_Comm_delete_attr with a freed keyval");
     base = n_delete;
     TT_MPI(MPI_Comm_free(&d));
     /* k4 has MPI_COMM_NULL_DELETE_FN: nothing recorded for 40. */
-    expect_deleted(base, 2, (long[]){ 8, 30 }, "MPI_Comm_free of the original");
+    expect_deleted(base, 1, (long[]){ 30 }, "MPI_Comm_free of the original");
     TT_CHECK(extra_ok, "a callback got the wrong extra_state");
     TT_MPI(MPI_Comm_free_keyval(&k2));
     TT_MPI(MPI_Comm_free_keyval(&k3));
@@ -229,14 +237,15 @@ static void test_errors_and_inheritance(void)
         /* A failing copy callback makes MPI_Comm_dup fail, and the copies
          * made before it are deleted again. */
         int ka, kb, base = n_delete;
-        MPI_Comm d2 = MPI_COMM_NULL;
+        MPI_Comm d2 = MPI_COMM_WORLD;
         TT_MPI(MPI_Comm_create_keyval(copy_plus_1000, record_delete, &ka, &marker));
         TT_MPI(MPI_Comm_create_keyval(copy_fails, record_delete, &kb, &marker));
         TT_MPI(MPI_Comm_set_attr(d, ka, V(3)));
         TT_MPI(MPI_Comm_set_attr(d, kb, V(4)));
         rc = MPI_Comm_dup(d, &d2);
         TT_CHECK(rc != MPI_SUCCESS, "MPI_Comm_dup succeeded though a copy callback failed");
-        TT_CHECK(d2 == MPI_COMM_NULL, "a failed MPI_Comm_dup set the new handle");
+        TT_CHECK(d2 == MPI_COMM_NULL, "a failed MPI_Comm_dup did not set the new handle to "
+                                      "MPI_COMM_NULL");
         expect_deleted(base, 1, (long[]){ 1003 }, "undoing the copies of a failed dup");
         rc = MPI_Comm_set_attr(MPI_COMM_WORLD, MPI_TAG_UB, V(1));
         MPI_Error_class(rc, &cls);
