@@ -45,10 +45,13 @@ enum {
     CL_ALL = (1 << 9) - 1
 };
 
-/* The standard's table of which classes each predefined op allows. */
+/* The standard's table of which classes each predefined op allows, and
+ * one extension: the logical ops also take the multi-language types, which
+ * are C integers too, as MPICH and Open MPI allow (MPICH's test suite uses
+ * MPI_LOR on MPI_AINT). */
 #define CL_MAXMIN (CL_CINT | CL_FINT | CL_FLOAT | CL_MULTI)
 #define CL_SUMPROD (CL_CINT | CL_FINT | CL_FLOAT | CL_COMPLEX | CL_MULTI)
-#define CL_LOGIC (CL_CINT | CL_LOGICAL)
+#define CL_LOGIC (CL_CINT | CL_LOGICAL | CL_MULTI)
 #define CL_BITS (CL_CINT | CL_FINT | CL_BYTE | CL_MULTI)
 
 #define PREDEFINED(h, k, cls, rma)                                              \
