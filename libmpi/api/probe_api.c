@@ -95,7 +95,8 @@ static int check_message(MPI_Message h, struct tern_unexp **u)
     *u = NULL;
     if (h == MPI_MESSAGE_NO_PROC)
         return 0;
-    if (!tern_handle_is_predefined(h) && ((struct tern_unexp *)h)->magic == TERN_MAGIC_MESSAGE) {
+    if (!tern_handle_is_predefined(h) && tern_obj_known(h) &&
+        ((struct tern_unexp *)h)->magic == TERN_MAGIC_MESSAGE) {
         *u = (struct tern_unexp *)h;
         return 0;
     }

@@ -80,6 +80,7 @@ static void destroy(struct tern_comm *c)
     free(c->nodes);
     tern_coll_shm_free(c);
     c->magic = TERN_MAGIC_DEAD;
+    tern_obj_remove(c);
     free(c);
 }
 
@@ -147,7 +148,7 @@ struct tern_comm *tern_comm_get(MPI_Comm h)
         c = &world;
     else if (h == MPI_COMM_SELF)
         c = &self;
-    else if (tern_handle_is_predefined(h))
+    else if (tern_handle_is_predefined(h) || !tern_obj_known(h))
         return NULL;
     else
         c = (struct tern_comm *)h;
@@ -224,8 +225,10 @@ int tern_comm_new(const struct tern_comm *parent, struct tern_group *g, uint32_t
 {
     reap();
     struct tern_comm *c = calloc(1, sizeof(*c));
-    if (!c)
+    if (!c || tern_obj_add(c)) {
+        free(c);
         return TERN_ENOMEM;
+    }
     tern_group_retain(g);
     c->magic = TERN_MAGIC_COMM;
     c->ctx = m;

@@ -191,6 +191,8 @@ const struct tern_dtype *tern_dtype_lookup(MPI_Datatype h)
         }
         return NULL;
     }
+    if (!tern_obj_known(h))
+        return NULL;
     const struct tern_dtype *dt = (const struct tern_dtype *)h;
     if (dt->magic != TERN_MAGIC_DTYPE || dt->dead || dt->predefined)
         return NULL;
@@ -226,6 +228,7 @@ void tern_dtype_release(const struct tern_dtype *cdt)
     free(dt->addrs);
     free(dt->larges);
     dt->magic = TERN_MAGIC_DEAD;
+    tern_obj_remove(dt);
     free(dt);
 }
 

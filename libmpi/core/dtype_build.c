@@ -222,13 +222,16 @@ static int set_bounds(struct tern_dtype *dt, const struct bounds *b, const char 
 static struct tern_dtype *new_type(size_t nkid)
 {
     struct tern_dtype *dt = calloc(1, sizeof(*dt));
-    if (!dt)
+    if (!dt || tern_obj_add(dt)) {
+        free(dt);
         return NULL;
+    }
     dt->kid = calloc(nkid ? nkid : 1, sizeof(*dt->kid));
     dt->kid_count = calloc(nkid ? nkid : 1, sizeof(*dt->kid_count));
     if (!dt->kid || !dt->kid_count) {
         free(dt->kid);
         free(dt->kid_count);
+        tern_obj_remove(dt);
         free(dt);
         return NULL;
     }

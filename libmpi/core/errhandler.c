@@ -19,7 +19,7 @@ struct tern_errhandler *tern_errh_get(MPI_Errhandler h)
     for (size_t i = 0; i < sizeof(predefined) / sizeof(predefined[0]); i++)
         if (predefined[i].handle == h)
             return &predefined[i];
-    if (tern_handle_is_predefined(h))
+    if (tern_handle_is_predefined(h) || !tern_obj_known(h))
         return NULL;
     struct tern_errhandler *e = (struct tern_errhandler *)h;
     return e->magic == TERN_MAGIC_ERRH ? e : NULL;
@@ -28,8 +28,10 @@ struct tern_errhandler *tern_errh_get(MPI_Errhandler h)
 struct tern_errhandler *tern_errh_create(MPI_Comm_errhandler_function *fn)
 {
     struct tern_errhandler *e = calloc(1, sizeof(*e));
-    if (!e)
+    if (!e || tern_obj_add(e)) {
+        free(e);
         return NULL;
+    }
     e->magic = TERN_MAGIC_ERRH;
     e->kind = TERN_ERRH_USER;
     e->fn = fn;
@@ -48,6 +50,7 @@ void tern_errh_release(struct tern_errhandler *e)
 {
     if (e->kind == TERN_ERRH_USER && --e->refs == 0) {
         e->magic = TERN_MAGIC_DEAD;
+        tern_obj_remove(e);
         free(e);
     }
 }

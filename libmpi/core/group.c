@@ -34,6 +34,7 @@ void tern_group_finalize(void)
         struct tern_group *g = live;
         live = g->next;
         g->magic = TERN_MAGIC_DEAD;
+        tern_obj_remove(g);
         free(g->world);
         free(g);
     }
@@ -43,7 +44,7 @@ struct tern_group *tern_group_get(MPI_Group h)
 {
     if (h == MPI_GROUP_EMPTY)
         return &empty;
-    if (tern_handle_is_predefined(h))
+    if (tern_handle_is_predefined(h) || !tern_obj_known(h))
         return NULL;
     struct tern_group *g = (struct tern_group *)h;
     return g->magic == TERN_MAGIC_GROUP ? g : NULL;
@@ -62,7 +63,8 @@ static struct tern_group *alloc_group(int size)
     if (!g)
         return NULL;
     g->world = malloc(sizeof(int) * (size_t)(size > 0 ? size : 1));
-    if (!g->world) {
+    if (!g->world || tern_obj_add(g)) {
+        free(g->world);
         free(g);
         return NULL;
     }
@@ -86,6 +88,7 @@ static void free_group(struct tern_group *g)
     if (g->next)
         g->next->prev = g->prev;
     g->magic = TERN_MAGIC_DEAD;
+    tern_obj_remove(g);
     free(g->world);
     free(g);
 }

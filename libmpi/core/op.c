@@ -238,7 +238,7 @@ const struct tern_op *tern_op_get(MPI_Op h)
     for (size_t i = 0; i < sizeof(predefined) / sizeof(predefined[0]); i++)
         if (predefined[i].handle == h)
             return &predefined[i];
-    if (tern_handle_is_predefined(h))
+    if (tern_handle_is_predefined(h) || !tern_obj_known(h))
         return NULL;
     const struct tern_op *op = (const struct tern_op *)h;
     return op->magic == TERN_MAGIC_OP && !op->freed ? op : NULL;
@@ -431,8 +431,10 @@ struct tern_op *tern_op_create(MPI_User_function *fn, MPI_User_function_c *fn_c,
                                int commute)
 {
     struct tern_op *op = calloc(1, sizeof(*op));
-    if (!op)
+    if (!op || tern_obj_add(op)) {
+        free(op);
         return NULL;
+    }
     op->magic = TERN_MAGIC_OP;
     op->handle = (MPI_Op)op;
     op->name = "user op";
@@ -473,6 +475,7 @@ void tern_op_release(const struct tern_op *op)
     struct tern_op *o = (struct tern_op *)op;
     if (--o->refs == 0) {
         o->magic = TERN_MAGIC_DEAD;
+        tern_obj_remove(o);
         free(o);
     }
 }

@@ -18,11 +18,17 @@ static struct tern_request *free_list;
 struct tern_request *tern_request_alloc(int kind)
 {
     struct tern_request *r = free_list;
+    int fresh = !r;
     if (r)
         free_list = r->next;
     else if (!(r = malloc(sizeof(*r))))
         return NULL;
     memset(r, 0, sizeof(*r));
+    /* Known for good: a request's memory stays on the free list. */
+    if (fresh && tern_obj_add(r)) {
+        free(r);
+        return NULL;
+    }
     r->magic = TERN_MAGIC_REQUEST;
     r->kind = (uint8_t)kind;
     return r;
@@ -50,7 +56,7 @@ void tern_request_free(struct tern_request *r)
 
 struct tern_request *tern_request_get(MPI_Request h)
 {
-    if (tern_handle_is_predefined(h))
+    if (tern_handle_is_predefined(h) || !tern_obj_known(h))
         return NULL;
     struct tern_request *r = (struct tern_request *)h;
     return r->magic == TERN_MAGIC_REQUEST ? r : NULL;

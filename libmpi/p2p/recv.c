@@ -245,6 +245,8 @@ void tern_p2p_deliver_unexp(struct tern_request *r, struct tern_unexp *u)
     } else {
         start_rndv(r, u->peer, u->src, u->tag, u->len, u->sreq, u->addr, u->key);
     }
+    if (u->magic == TERN_MAGIC_MESSAGE)
+        tern_obj_remove(u);
     u->magic = TERN_MAGIC_DEAD;
     tern_unexp_free(u);
 }
@@ -304,6 +306,10 @@ int tern_p2p_iprobe(int src, int tag, struct tern_comm *comm, int *flag,
                     MPI_Status *st, struct tern_unexp **msg)
 {
     tern_progress();
+    /* A matched message leaves the queue for its handle: room for the
+     * handle first, so that nothing can fail after. */
+    if (msg && tern_obj_room())
+        return TERN_ENOMEM;
     struct tern_unexp *u = tern_match_unexp(&tern_p2p.mq, comm->ctx, src, tag, msg != NULL);
     *flag = u != NULL;
     if (!u)
@@ -311,6 +317,7 @@ int tern_p2p_iprobe(int src, int tag, struct tern_comm *comm, int *flag,
     tern_status_set(st, u->src, u->tag, u->len, 0);
     if (msg) {
         u->magic = TERN_MAGIC_MESSAGE;
+        tern_obj_add(u);
         /* The message handle keeps its communicator alive until Mrecv. */
         u->comm = comm;
         tern_comm_retain(comm);
