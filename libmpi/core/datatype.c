@@ -281,11 +281,17 @@ int tern_dtype_clone(const struct tern_dtype *old, struct tern_dtype **out)
     if (!dt)
         return TERN_ENOMEM;
     *dt = *old;
+    if (tern_obj_add(dt)) {
+        free(dt);
+        return TERN_ENOMEM;
+    }
     dt->handle = (MPI_Datatype)dt;
     dt->name = dt->namebuf;
     dt->namebuf[0] = '\0';
     dt->refs = 1;
     dt->dead = 0;
+    /* A new handle starts without attributes. */
+    dt->attrs = (struct tern_attr_list){ 0 };
     int bad = 0;
     size_t nk = old->nkid;
     dt->kid = dup_array(old->kid, nk, sizeof(*old->kid), &bad);
