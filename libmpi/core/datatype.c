@@ -1,8 +1,8 @@
 /*
  * Datatype objects: the predefined table, handle lookup, reference counts
- * and the contiguity test. The layout engine is in dtype_build.c (the
- * constructors) and dtype_pack.c (packing and element counts); the
- * representation is described in datatype.h.
+ * and the contiguity test. The layout engine is in dtype_build.c and
+ * dtype_struct.c (the constructors) and dtype_pack.c (packing and element
+ * counts); the representation is described in datatype.h.
  *
  * The predefined types are a table indexed by the low byte of the standard
  * ABI handle (0x200 to 0x2ff), filled at load time from the C types the

@@ -189,10 +189,12 @@ MPI_Count tern_dtype_elements(const struct tern_dtype *dt, size_t bytes);
 size_t tern_dtype_elements_bytes(const struct tern_dtype *dt, size_t nelem);
 
 /*
- * Constructors (libmpi/core/dtype_build.c). Each makes a new, uncommitted
- * derived type holding references on the types it uses; *out is set only
- * on success. Strides and displacements are in bytes; counts are already
- * checked to be non-negative. The caller sets `combiner` and `large`.
+ * Constructors (libmpi/core/dtype_build.c: hvector and hindexed;
+ * dtype_struct.c: struct, subarray, resized and dup). Each makes a new,
+ * uncommitted derived type holding references on the types it uses; *out
+ * is set only on success. Strides and displacements are in bytes; counts
+ * are already checked to be non-negative. The caller sets `combiner` and
+ * `large`.
  */
 int tern_dtype_hvector(size_t count, size_t blocklen, MPI_Aint stride,
                        const struct tern_dtype *old, struct tern_dtype **out,

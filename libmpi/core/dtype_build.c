@@ -1,14 +1,18 @@
 /*
  * Datatype constructors: how each MPI_Type_create_* becomes the compact
- * layout described in datatype.h, and the type's bounds.
+ * layout described in datatype.h, and the type's bounds. This file holds
+ * the machinery every constructor shares (dtype_build.h) and the vector
+ * and indexed constructors; dtype_struct.c holds struct, subarray, resized
+ * and dup.
  *
  * Every constructor works the same way: copy the old type's node tree into
  * a growing program, wrap it in the repetitions the constructor asks for
- * (repeat(), which merges instead of nesting whenever the copies touch),
- * and let a bounds accumulator see every placement of an old type to work
- * out lb, extent, true lb and true extent by the standard's typemap rules.
- * Bound arithmetic is done in 128 bits, saturated far beyond MPI_Aint, so
- * any result that does not fit is reported instead of wrapping.
+ * (tern_dtype_prog_repeat(), which merges instead of nesting whenever the
+ * copies touch), and let a bounds accumulator see every placement of an
+ * old type to work out lb, extent, true lb and true extent by the
+ * standard's typemap rules. Bound arithmetic is done in 128 bits,
+ * saturated far beyond MPI_Aint, so any result that does not fit is
+ * reported instead of wrapping.
  *
  * Cost: O(nodes of the old types + entries) per constructor, never
  * proportional to counts; hindexed/struct also O(count) for their lists.
@@ -17,48 +21,14 @@
 #include <string.h>
 
 #include "libmpi/core/datatype.h"
+#include "libmpi/core/dtype_build.h"
 #include "libmpi/core/object.h"
 #include "tern/err.h"
-
-typedef __int128 wide;
-
-#define WIDE_SAT ((wide)1 << 100)
-
-static wide sat(wide v)
-{
-    return v > WIDE_SAT ? WIDE_SAT : v < -WIDE_SAT ? -WIDE_SAT : v;
-}
-
-/* a * b, saturated at +-WIDE_SAT (so sums of a few never overflow). */
-static wide wmul(wide a, wide b)
-{
-    a = sat(a);
-    b = sat(b);
-    if (a == 0 || b == 0)
-        return 0;
-    wide ma = a < 0 ? -a : a, mb = b < 0 ? -b : b;
-    if (ma > WIDE_SAT / mb)
-        return (a < 0) != (b < 0) ? -WIDE_SAT : WIDE_SAT;
-    return a * b;
-}
 
 static wide wmin(wide a, wide b) { return a < b ? a : b; }
 static wide wmax(wide a, wide b) { return a > b ? a : b; }
 
-static int fits_aint(wide v)
-{
-    return v >= (wide)PTRDIFF_MIN && v <= (wide)PTRDIFF_MAX;
-}
-
 /* ---- The program under construction ---------------------------------- */
-
-struct prog {
-    struct tern_dtype_node *node;
-    size_t nn, capn;
-    struct tern_dtype_ent *ent;
-    size_t ne, cape;
-    int nomem;
-};
 
 static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
@@ -75,7 +45,7 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
-static void push_node(struct prog *p, struct tern_dtype_node n)
+void tern_dtype_prog_push(struct prog *p, struct tern_dtype_node n)
 {
     if (p->nomem || grow((void **)&p->node, &p->capn, p->nn + 1, sizeof(n))) {
         p->nomem = 1;
@@ -85,7 +55,7 @@ static void push_node(struct prog *p, struct tern_dtype_node n)
 }
 
 /* Appends a copy of dt's tree with its root moved by disp. */
-static void copy_tree(struct prog *p, const struct tern_dtype *dt, MPI_Aint disp)
+void tern_dtype_prog_copy(struct prog *p, const struct tern_dtype *dt, MPI_Aint disp)
 {
     if (p->nomem || dt->nnode == 0)
         return;
@@ -119,7 +89,7 @@ static void insert_head(struct prog *p, size_t r, struct tern_dtype_node head)
     p->node[r] = head;
 }
 
-static void remove_head(struct prog *p, size_t r)
+void tern_dtype_prog_remove_head(struct prog *p, size_t r)
 {
     memmove(p->node + r, p->node + r + 1, (p->nn - r - 1) * sizeof(*p->node));
     p->nn--;
@@ -128,7 +98,7 @@ static void remove_head(struct prog *p, size_t r)
 /* Makes the last subtree (starting at r) `count` copies, `stride` apart:
  * a run touching its next copy grows, a vector whose copies continue at
  * the new stride grows, anything else gets a VEC node on top. */
-static void repeat(struct prog *p, size_t r, size_t count, MPI_Aint stride)
+void tern_dtype_prog_repeat(struct prog *p, size_t r, size_t count, MPI_Aint stride)
 {
     if (p->nomem || count == 1 || r >= p->nn)
         return;
@@ -152,15 +122,9 @@ static void repeat(struct prog *p, size_t r, size_t count, MPI_Aint stride)
 
 /* ---- Bounds ----------------------------------------------------------- */
 
-struct bounds {
-    int marker, data;
-    wide mlb, mub;       /* Explicit (marker) bounds seen. */
-    wide tlb, tub;       /* Data bytes seen. */
-    size_t align;
-};
-
 /* Copies of t were placed at displacements from pmin to pmax. */
-static void place(struct bounds *b, const struct tern_dtype *t, wide pmin, wide pmax)
+void tern_dtype_bounds_place(struct bounds *b, const struct tern_dtype *t, wide pmin,
+                             wide pmax)
 {
     if (t->explicit_bounds) {
         wide lo = pmin + t->lb, hi = pmax + t->lb + t->extent;
@@ -179,7 +143,7 @@ static void place(struct bounds *b, const struct tern_dtype *t, wide pmin, wide 
 }
 
 /* Copies k*stride for k in [0, n) span displacements [min, max]. */
-static void span_of(size_t n, wide stride, wide *lo, wide *hi)
+void tern_dtype_bounds_span(size_t n, wide stride, wide *lo, wide *hi)
 {
     wide last = wmul((wide)(n ? n - 1 : 0), stride);
     *lo = wmin(0, last);
@@ -219,7 +183,7 @@ static int set_bounds(struct tern_dtype *dt, const struct bounds *b, const char 
 
 /* ---- Type objects ----------------------------------------------------- */
 
-static struct tern_dtype *new_type(size_t nkid)
+struct tern_dtype *tern_dtype_new(size_t nkid)
 {
     struct tern_dtype *dt = calloc(1, sizeof(*dt));
     if (!dt || tern_obj_add(dt)) {
@@ -243,7 +207,8 @@ static struct tern_dtype *new_type(size_t nkid)
     return dt;
 }
 
-static void add_kid(struct tern_dtype *dt, size_t i, const struct tern_dtype *kid, size_t n)
+void tern_dtype_add_kid(struct tern_dtype *dt, size_t i, const struct tern_dtype *kid,
+                        size_t n)
 {
     tern_dtype_retain(kid);
     dt->kid[i] = (struct tern_dtype *)kid;
@@ -271,8 +236,8 @@ static void set_kind_of_data(struct tern_dtype *dt)
 }
 
 /* Takes over the program, or on failure frees it and the type. */
-static int finish(struct tern_dtype *dt, struct prog *p, const struct bounds *b,
-                  const char **why, struct tern_dtype **out)
+int tern_dtype_finish(struct tern_dtype *dt, struct prog *p, const struct bounds *b,
+                      const char **why, struct tern_dtype **out)
 {
     int rc = p->nomem ? TERN_ENOMEM : set_bounds(dt, b, why);
     if (rc) {
@@ -295,7 +260,7 @@ static int finish(struct tern_dtype *dt, struct prog *p, const struct bounds *b,
 }
 
 /* total = a * b * c, failing when it exceeds what MPI_Count holds. */
-static int size_product(size_t a, size_t b, size_t c, size_t *total, const char **why)
+int tern_dtype_size_product(size_t a, size_t b, size_t c, size_t *total, const char **why)
 {
     wide t = wmul(wmul((wide)a, (wide)b), (wide)c);
     if (t > (wide)PTRDIFF_MAX) {
@@ -313,26 +278,26 @@ int tern_dtype_hvector(size_t count, size_t blocklen, MPI_Aint stride,
     struct prog p = { 0 };
     struct bounds b = { 0 };
     size_t size;
-    int rc = size_product(count, blocklen, old->size, &size, why);
+    int rc = tern_dtype_size_product(count, blocklen, old->size, &size, why);
     if (rc)
         return rc;
-    struct tern_dtype *dt = new_type(1);
+    struct tern_dtype *dt = tern_dtype_new(1);
     if (!dt)
         return TERN_ENOMEM;
-    add_kid(dt, 0, old, count * blocklen);
+    tern_dtype_add_kid(dt, 0, old, count * blocklen);
     dt->size = size;
     if (size) {
-        copy_tree(&p, old, 0);
-        repeat(&p, 0, blocklen, old->extent);
-        repeat(&p, 0, count, stride);
+        tern_dtype_prog_copy(&p, old, 0);
+        tern_dtype_prog_repeat(&p, 0, blocklen, old->extent);
+        tern_dtype_prog_repeat(&p, 0, count, stride);
     }
     if (count && blocklen) {
         wide lo1, hi1, lo2, hi2;
-        span_of(count, stride, &lo1, &hi1);
-        span_of(blocklen, old->extent, &lo2, &hi2);
-        place(&b, old, sat(lo1 + lo2), sat(hi1 + hi2));
+        tern_dtype_bounds_span(count, stride, &lo1, &hi1);
+        tern_dtype_bounds_span(blocklen, old->extent, &lo2, &hi2);
+        tern_dtype_bounds_place(&b, old, sat(lo1 + lo2), sat(hi1 + hi2));
     }
-    return finish(dt, &p, &b, why, out);
+    return tern_dtype_finish(dt, &p, &b, why, out);
 }
 
 /* Entries of an IDX node over a contiguous child merge when they touch. */
@@ -397,10 +362,10 @@ static void build_indexed(struct prog *p, size_t count, const size_t *bl,
         for (size_t i = count; i-- > 0;)
             if (bl[i])
                 first = i;
-        copy_tree(p, old, d[first]);
-        repeat(p, 0, bl[first], old->extent);
+        tern_dtype_prog_copy(p, old, d[first]);
+        tern_dtype_prog_repeat(p, 0, bl[first], old->extent);
         if (used > 1)
-            repeat(p, 0, used, (MPI_Aint)step);
+            tern_dtype_prog_repeat(p, 0, used, (MPI_Aint)step);
         return;
     }
     if (grow((void **)&p->ent, &p->cape, used, sizeof(*p->ent))) {
@@ -413,8 +378,8 @@ static void build_indexed(struct prog *p, size_t count, const size_t *bl,
     struct tern_dtype_node head = {
         .kind = TERN_DT_IDX, .size = size, .count = used, .stride = old->extent, .ent = 0,
     };
-    push_node(p, head);
-    copy_tree(p, old, 0);
+    tern_dtype_prog_push(p, head);
+    tern_dtype_prog_copy(p, old, 0);
     if (p->nomem)
         return;
     p->node[0].span = (uint32_t)p->nn;
@@ -426,9 +391,9 @@ static void build_indexed(struct prog *p, size_t count, const size_t *bl,
     }
     if (p->node[0].count == 1) {
         struct tern_dtype_ent e = p->ent[0];
-        remove_head(p, 0);
+        tern_dtype_prog_remove_head(p, 0);
         p->node[0].disp += e.disp;
-        repeat(p, 0, e.count, old->extent);
+        tern_dtype_prog_repeat(p, 0, e.count, old->extent);
     }
 }
 
@@ -445,13 +410,13 @@ int tern_dtype_hindexed(size_t count, const size_t *blocklens,
             return TERN_ECOUNT;
         }
     size_t size;
-    int rc = size_product(total, 1, old->size, &size, why);
+    int rc = tern_dtype_size_product(total, 1, old->size, &size, why);
     if (rc)
         return rc;
-    struct tern_dtype *dt = new_type(1);
+    struct tern_dtype *dt = tern_dtype_new(1);
     if (!dt)
         return TERN_ENOMEM;
-    add_kid(dt, 0, old, total);
+    tern_dtype_add_kid(dt, 0, old, total);
     dt->size = size;
     if (size)
         build_indexed(&p, count, blocklens, displs, old, size);
@@ -459,160 +424,8 @@ int tern_dtype_hindexed(size_t count, const size_t *blocklens,
         if (!blocklens[i])
             continue;
         wide lo, hi;
-        span_of(blocklens[i], old->extent, &lo, &hi);
-        place(&b, old, lo + displs[i], hi + displs[i]);
+        tern_dtype_bounds_span(blocklens[i], old->extent, &lo, &hi);
+        tern_dtype_bounds_place(&b, old, lo + displs[i], hi + displs[i]);
     }
-    return finish(dt, &p, &b, why, out);
-}
-
-/* Appends one struct field as a LIST child, merging it into the previous
- * child when both are runs that touch. */
-static void add_field(struct prog *p, size_t bl, MPI_Aint disp, const struct tern_dtype *t,
-                      size_t *children, size_t *last)
-{
-    size_t r = p->nn;
-    copy_tree(p, t, disp);
-    repeat(p, r, bl, t->extent);
-    if (p->nomem)
-        return;
-    struct tern_dtype_node *n = &p->node[r];
-    if (*children && p->node[*last].kind == TERN_DT_RUN && n->kind == TERN_DT_RUN &&
-        (wide)p->node[*last].disp + (wide)p->node[*last].size == n->disp) {
-        p->node[*last].size += n->size;
-        p->nn--;
-        return;
-    }
-    *last = r;
-    (*children)++;
-}
-
-int tern_dtype_struct(size_t count, const size_t *blocklens,
-                      const MPI_Aint *displs,
-                      const struct tern_dtype *const *types,
-                      struct tern_dtype **out, const char **why)
-{
-    struct prog p = { 0 };
-    struct bounds b = { 0 };
-    size_t size = 0;
-    for (size_t i = 0; i < count; i++) {
-        size_t s;
-        int rc = size_product(blocklens[i], 1, types[i]->size, &s, why);
-        if (rc || __builtin_add_overflow(size, s, &size) || size > (size_t)PTRDIFF_MAX) {
-            *why = "its size in bytes does not fit in MPI_Count";
-            return TERN_ECOUNT;
-        }
-    }
-    struct tern_dtype *dt = new_type(count);
-    if (!dt)
-        return TERN_ENOMEM;
-    dt->size = size;
-    struct tern_dtype_node head = { .kind = TERN_DT_LIST, .size = size };
-    push_node(&p, head);
-    size_t children = 0, last = 0;
-    for (size_t i = 0; i < count; i++) {
-        add_kid(dt, i, types[i], blocklens[i]);
-        if (!blocklens[i])
-            continue;
-        if (types[i]->size)
-            add_field(&p, blocklens[i], displs[i], types[i], &children, &last);
-        wide lo, hi;
-        span_of(blocklens[i], types[i]->extent, &lo, &hi);
-        place(&b, types[i], lo + displs[i], hi + displs[i]);
-    }
-    if (!p.nomem) {
-        p.node[0].count = children;
-        p.node[0].span = (uint32_t)p.nn;
-        if (children <= 1)
-            remove_head(&p, 0);
-    }
-    return finish(dt, &p, &b, why, out);
-}
-
-int tern_dtype_subarray(int ndims, const size_t *sizes, const size_t *subsizes,
-                        const size_t *starts, const struct tern_dtype *old,
-                        struct tern_dtype **out, const char **why)
-{
-    struct prog p = { 0 };
-    struct bounds b = { 0 };
-    wide stride = old->extent, lo = 0, hi = 0, elems = 1, disp = 0;
-    size_t size = old->size;
-    for (int d = ndims - 1; d >= 0; d--) {
-        if (size_product(size, subsizes[d], 1, &size, why))
-            return TERN_ECOUNT;
-        wide l, h;
-        span_of(subsizes[d], stride, &l, &h);
-        disp = sat(disp + wmul((wide)starts[d], stride));
-        lo = sat(lo + l);
-        hi = sat(hi + h);
-        elems = wmul(elems, (wide)subsizes[d]);
-        stride = wmul(stride, (wide)sizes[d]);
-    }
-    if (!fits_aint(stride) || !fits_aint(disp)) {
-        *why = "the array's extent does not fit in MPI_Aint";
-        return TERN_ECOUNT;
-    }
-    struct tern_dtype *dt = new_type(1);
-    if (!dt)
-        return TERN_ENOMEM;
-    add_kid(dt, 0, old, (size_t)elems);
-    dt->size = size;
-    if (size) {
-        wide dstride = old->extent;
-        copy_tree(&p, old, 0);
-        for (int d = ndims - 1; d >= 0; d--) {
-            repeat(&p, 0, subsizes[d], (MPI_Aint)dstride);
-            dstride *= (wide)sizes[d];
-        }
-        if (!p.nomem)
-            p.node[0].disp += (MPI_Aint)disp;
-    }
-    place(&b, old, sat(lo + disp), sat(hi + disp));
-    /* The standard defines the subarray as resized to the whole array. */
-    b.marker = 1;
-    b.mlb = 0;
-    b.mub = stride;
-    return finish(dt, &p, &b, why, out);
-}
-
-int tern_dtype_resized(const struct tern_dtype *old, MPI_Aint lb,
-                       MPI_Aint extent, struct tern_dtype **out)
-{
-    struct prog p = { 0 };
-    struct bounds b = { 0 };
-    const char *why;
-    struct tern_dtype *dt = new_type(1);
-    if (!dt)
-        return TERN_ENOMEM;
-    add_kid(dt, 0, old, 1);
-    dt->size = old->size;
-    copy_tree(&p, old, 0);
-    place(&b, old, 0, 0);
-    b.marker = 1;
-    b.mlb = lb;
-    b.mub = (wide)lb + extent;
-    return finish(dt, &p, &b, &why, out);
-}
-
-int tern_dtype_dup(const struct tern_dtype *old, struct tern_dtype **out)
-{
-    struct prog p = { 0 };
-    struct bounds b = { 0 };
-    const char *why;
-    struct tern_dtype *dt = new_type(1);
-    if (!dt)
-        return TERN_ENOMEM;
-    add_kid(dt, 0, old, 1);
-    dt->size = old->size;
-    copy_tree(&p, old, 0);
-    place(&b, old, 0, 0);
-    if (!old->explicit_bounds) {
-        /* Same bounds as the old type, without padding them again. */
-        b.marker = 1;
-        b.mlb = old->lb;
-        b.mub = (wide)old->lb + old->extent;
-    }
-    int rc = finish(dt, &p, &b, &why, out);
-    if (!rc)
-        dt->explicit_bounds = old->explicit_bounds;
-    return rc;
+    return tern_dtype_finish(dt, &p, &b, why, out);
 }
