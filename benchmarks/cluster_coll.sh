@@ -26,7 +26,7 @@ TERN_CLUSTER_OWNER=$$ "$cluster" up >/dev/null || exit 1
 eval "$("$cluster" env)"
 trap '"$cluster" down >/dev/null 2>&1; rm -rf "$work"' EXIT
 work=$(mktemp -d)
-benches="allreduce bcast reduce barrier allgather gather scatter alltoall"
+benches="allreduce bcast reduce barrier allgather gather scatter alltoall reduce_scatter scan"
 for b in $benches; do
     srcs="$src/benchmarks/coll_$b.c $src/benchmarks/coll_util.c $src/benchmarks/coll_verify.c $src/benchmarks/bench_util.c"
     command -v mpicc.openmpi >/dev/null && mpicc.openmpi -O2 -o "$work/ompi_$b" $srcs
@@ -87,3 +87,11 @@ row "Scatter 16 KiB" scatter 16K SCATTER linear
 row "Alltoall 8 B" alltoall 8 ALLTOALL linear
 row "Alltoall 1 KiB" alltoall 1K ALLTOALL linear
 row "Alltoall 16 KiB" alltoall 16K ALLTOALL linear
+row "Reduce_scatter_block 8 B" reduce_scatter 8 REDUCE_SCATTER_BLOCK ring
+row "Reduce_scatter_block 1 KiB" reduce_scatter 1K REDUCE_SCATTER_BLOCK ring
+row "Reduce_scatter_block 8 KiB" reduce_scatter 8K REDUCE_SCATTER_BLOCK ring
+row "Reduce_scatter_block 64 KiB" reduce_scatter 64K REDUCE_SCATTER_BLOCK ring
+row "Scan 8 B" scan 8 SCAN recursive_doubling
+row "Scan 8 KiB" scan 8K SCAN recursive_doubling
+row "Scan 64 KiB" scan 64K SCAN chain
+row "Scan 1 MiB" scan 1M SCAN chain

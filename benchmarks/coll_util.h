@@ -156,9 +156,12 @@ void coll_check_bytes(struct coll *c, const void *buf, size_t len, uint64_t seed
 float coll_value(size_t size, long it, int rank, size_t j);
 void coll_fill_values(float *v, size_t count, size_t size, long it, int rank,
                       size_t first);
-/* Checks got[0..count) == sum over ranks of coll_value(.., first + j). */
+/* Checks got[0..count) == sum over ranks of coll_value(.., first + j);
+ * the _upto form sums over ranks 0 .. last only (a prefix, for Scan). */
 void coll_check_sums(struct coll *c, const float *got, size_t count, size_t size,
                      long it, size_t first, const char *what);
+void coll_check_sums_upto(struct coll *c, const float *got, size_t count, size_t size,
+                          long it, size_t first, int last, const char *what);
 
 /* The receive buffer must still hold the sentinel in [len, len + COLL_GUARD). */
 void coll_check_guard(struct coll *c, const void *buf, size_t len, size_t size,

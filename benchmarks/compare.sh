@@ -17,7 +17,7 @@
 #                 or through libfabric's tcp provider (ofi)
 #   --bench LIST  comma- or space-separated entries: latency bw bibw hello
 #                 allreduce bcast reduce barrier allgather alltoall gather
-#                 scatter reduce_scatter iallreduce, or p2p / coll for the two
+#                 scatter reduce_scatter scan iallreduce, or p2p / coll for the two
 #                 groups; a collective may carry its rank count, NAME:NP.
 #                 Default: p2p, coll, and allreduce:8 (8 ranks, oversubscribed
 #                 on smaller machines).
@@ -54,7 +54,7 @@ verify=0
 keep=0
 runs=${BENCH_RUNS:-}
 p2p_benches="latency bw bibw hello"
-coll_benches="allreduce bcast reduce barrier allgather alltoall gather scatter reduce_scatter iallreduce"
+coll_benches="allreduce bcast reduce barrier allgather alltoall gather scatter reduce_scatter scan iallreduce"
 benches="p2p coll allreduce:8"
 coll_np=2
 transport=
@@ -403,6 +403,7 @@ coll_tables() {
     gather) what="MPI_Gather to rank 0, size = block per rank" ;;
     scatter) what="MPI_Scatter from rank 0, size = block per rank" ;;
     reduce_scatter) what="MPI_Reduce_scatter_block, MPI_FLOAT sum, size = block per rank" ;;
+    scan) what="MPI_Scan, MPI_FLOAT sum, size = vector per rank" ;;
     iallreduce) what="MPI_Iallreduce overlapped with compute, MPI_FLOAT sum" ;;
     esac
     if [ "$name" = iallreduce ]; then

@@ -114,6 +114,11 @@ tern_coll_builder tern_coll_allgather_two_level;
 tern_coll_builder tern_coll_gather_two_level;
 tern_coll_builder tern_coll_scatter_two_level;
 tern_coll_builder tern_coll_alltoall_two_level;
+/* Reduce_scatter(_block); Scan and Exscan, when ranks are placed host by
+ * host. */
+tern_coll_builder tern_coll_reduce_scatter_two_level;
+tern_coll_builder tern_coll_scan_two_level;
+tern_coll_builder tern_coll_exscan_two_level;
 
 /* Through shared memory, on one host; shm.h has what they share. */
 tern_coll_builder tern_coll_barrier_shm;

@@ -213,9 +213,21 @@ static const struct tern_coll_algo *choose_allreduce(const struct tern_coll_args
 #define REDUCE_SCATTER_SHORT_MSG (16 * 1024)
 #define REDUCE_SCATTER_TREE_MIN_RANKS 9
 
+/* Reduce_scatter in two levels reduces the whole vector within each host
+ * and leaves the non-leaders idle meanwhile, against the ring's (p - 1)/p
+ * of it per rank; it wins while the vector is short. Measured on the
+ * cluster of tests/cluster as at the top (6 ranks, 2 per host), medians of
+ * 5, us, MPI_Reduce_scatter_block of floats, two_level / ring (Open MPI),
+ * by the whole vector: 48 B 114 / 144 (147), 6 KiB 138 / 141 (154),
+ * 48 KiB 212 / 320 (229), 384 KiB 1099 / 931 (1295). So below this many
+ * bytes in the whole vector: */
+#define REDUCE_SCATTER_TWO_LEVEL_MAX (64 * 1024)
+
 static const struct tern_coll_algo reduce_scatter_algos[] = {
     { .name = "ring", .build = tern_coll_reduce_scatter_ring, .usable = commutative_only },
     { .name = "reduce_scatterv", .build = tern_coll_reduce_scatter_reduce_scatterv },
+    { .name = "two_level", .build = tern_coll_reduce_scatter_two_level,
+      .usable = two_level_commutative },
 };
 
 static const struct tern_coll_algo *choose_reduce_scatter(const struct tern_coll_args *a)
@@ -228,6 +240,8 @@ static const struct tern_coll_algo *choose_reduce_scatter(const struct tern_coll
     else
         total = a->rcount * (size_t)p;
     total *= a->rdt->size;
+    if (total < REDUCE_SCATTER_TWO_LEVEL_MAX && two_level_commutative(a))
+        return &reduce_scatter_algos[2];
     if (!tern_coll_commutative(a) ||
         (p >= REDUCE_SCATTER_TREE_MIN_RANKS && total < REDUCE_SCATTER_SHORT_MSG))
         return &reduce_scatter_algos[1];
@@ -245,29 +259,47 @@ static const struct tern_coll_algo *choose_reduce_scatter(const struct tern_coll
  * (41), 1 MiB 495 / 341-396 (311). */
 #define SCAN_CHAIN_MIN_MSG (64 * 1024)
 
+/* Scan and Exscan in two levels: only where each host's ranks are
+ * neighbours (scan_two_level.c), and below the chain's threshold, where
+ * the flat choice is recursive doubling. Measured as for Reduce_scatter
+ * above, MPI_Scan of floats, us, two_level / recursive doubling or chain
+ * (Open MPI): 8 B 60 / 80 (13), 8 KiB 84 / 102 (52), 64 KiB 353 / 182
+ * chain (218), 1 MiB 12822 / 6926 chain (3855). (In a loop of calls a
+ * chain pipelines from one call into the next, which is what Open MPI's
+ * 8-byte figure shows: Tern's chain took 23 us there, against 113 for
+ * two_level in the same noisy run; one call alone waits for p - 1 hops.) */
+static int two_level_ordered(const struct tern_coll_args *a)
+{
+    return tern_coll_two_level_usable(a) && tern_coll_nodes(a->comm)->host_ordered;
+}
+
 static const struct tern_coll_algo scan_algos[] = {
     { .name = "recursive_doubling", .build = tern_coll_scan_recursive_doubling },
     { .name = "chain", .build = tern_coll_scan_chain },
+    { .name = "two_level", .build = tern_coll_scan_two_level, .usable = two_level_ordered },
 };
 
 static const struct tern_coll_algo exscan_algos[] = {
     { .name = "recursive_doubling", .build = tern_coll_exscan_recursive_doubling },
     { .name = "chain", .build = tern_coll_exscan_chain },
+    { .name = "two_level", .build = tern_coll_exscan_two_level, .usable = two_level_ordered },
 };
 
-static int scan_use_chain(const struct tern_coll_args *a)
+/* 0: recursive doubling, 1: the chain, 2: two levels. */
+static int scan_choice(const struct tern_coll_args *a)
 {
-    return a->size > 2 && a->rcount * a->rdt->size >= SCAN_CHAIN_MIN_MSG;
+    int chain = a->size > 2 && a->rcount * a->rdt->size >= SCAN_CHAIN_MIN_MSG;
+    return !chain && two_level_ordered(a) ? 2 : chain;
 }
 
 static const struct tern_coll_algo *choose_scan(const struct tern_coll_args *a)
 {
-    return &scan_algos[scan_use_chain(a)];
+    return &scan_algos[scan_choice(a)];
 }
 
 static const struct tern_coll_algo *choose_exscan(const struct tern_coll_args *a)
 {
-    return &exscan_algos[scan_use_chain(a)];
+    return &exscan_algos[scan_choice(a)];
 }
 
 /* The menus ------------------------------------------------------------- */

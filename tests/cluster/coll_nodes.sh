@@ -1,7 +1,9 @@
 #!/bin/bash
 # Node-aware (two-level) collectives across the cluster. Barrier, Bcast,
-# Reduce, Allreduce, Allgather, Gather, Scatter and Alltoall are forced to
-# two_level (TERN_COLL_<NAME>=two_level)
+# Reduce, Allreduce, Allgather, Gather, Scatter, Alltoall, Reduce_scatter,
+# Reduce_scatter_block, Scan and Exscan are forced to two_level
+# (TERN_COLL_<NAME>=two_level; Scan and Exscan run it only where each
+# host's ranks are neighbours, the first layout below)
 # and checked by the collective test programs of tests/mpi (every size,
 # type, op, root, in-place form, split and duplicated communicators,
 # nonblocking calls, mismatched counts giving errors and not hangs), with
@@ -21,15 +23,17 @@ printf 'h1 slots=3\nh2 slots=2\nh3 slots=2\n' >"$TMP/hf_uneven"
 FORCE="-x TERN_COLL_BARRIER=two_level -x TERN_COLL_BCAST=two_level
        -x TERN_COLL_REDUCE=two_level -x TERN_COLL_ALLREDUCE=two_level
        -x TERN_COLL_ALLGATHER=two_level -x TERN_COLL_GATHER=two_level
-       -x TERN_COLL_SCATTER=two_level -x TERN_COLL_ALLTOALL=two_level"
+       -x TERN_COLL_SCATTER=two_level -x TERN_COLL_ALLTOALL=two_level
+       -x TERN_COLL_REDUCE_SCATTER=two_level -x TERN_COLL_REDUCE_SCATTER_BLOCK=two_level
+       -x TERN_COLL_SCAN=two_level -x TERN_COLL_EXSCAN=two_level"
 
 # run_layout LABEL MPIRUN_OPTIONS...: the test programs, forced to two_level.
 run_layout() {
     local label=$1 prog args out
     shift
     for prog in coll_suite_reduce coll_suite_rooted coll_suite_comms coll_suite_nb \
-                coll_suite_allto coll_all_algos coll_errors coll_suite_mismatch "coll_rooted_algos 256K" \
-                "coll_reduce_algos 256K"; do
+                coll_suite_allto coll_suite_rscan coll_all_algos coll_errors coll_suite_mismatch \
+                "coll_rooted_algos 256K" "coll_reduce_algos 256K"; do
         args=${prog#* }
         [ "$args" = "$prog" ] && args=
         prog=${prog%% *}
@@ -41,19 +45,20 @@ run_layout() {
     done
 }
 
-# two_level_ran LABEL NP MPIRUN_OPTIONS...: rank 0's verbose log names
-# two_level for each of the eight collectives on all NP ranks.
+# two_level_ran LABEL NP CALLS MPIRUN_OPTIONS...: rank 0's verbose log names
+# two_level for each of the CALLS on all NP ranks.
+ALL8="MPI_Barrier MPI_Bcast MPI_Reduce MPI_Allreduce MPI_Allgather MPI_Gather MPI_Scatter
+      MPI_Alltoall"
 two_level_ran() {
-    local label=$1 np=$2 prog call
-    shift 2
+    local label=$1 np=$2 calls=$3 prog call
+    shift 3
     : >"$TMP/verbose"
-    for prog in coll_suite_comms coll_suite_reduce coll_suite_rooted; do
+    for prog in coll_suite_comms coll_suite_reduce coll_suite_rooted coll_suite_rscan; do
         run_mpirun -np "$np" "$@" -x TERN_VERBOSE=2 "$T/$prog" >/dev/null 2>"$TMP/err" ||
             fail "$prog ($label, verbose) failed: $(tail -5 "$TMP/err")"
         cat "$TMP/err" >>"$TMP/verbose"
     done
-    for call in MPI_Barrier MPI_Bcast MPI_Reduce MPI_Allreduce MPI_Allgather MPI_Gather \
-                MPI_Scatter MPI_Alltoall; do
+    for call in $calls; do
         grep -q "rank 0 .*$call on $np ranks, [0-9]* bytes: two_level" "$TMP/verbose" ||
             fail "$label: no $call ran two_level on $np ranks: $(grep -m3 "$call on" "$TMP/verbose")"
     done
@@ -64,6 +69,10 @@ run_layout "2 per host" -np 6 --hostfile "$TERN_CLUSTER_HOSTFILE"
 check_clean
 run_layout "3+2+2 round-robin" -np 7 --hostfile "$TMP/hf_uneven" --map-by node
 check_clean
-two_level_ran "forced, 3+2+2 round-robin" 7 --hostfile "$TMP/hf_uneven" --map-by node $FORCE
-two_level_ran "automatic, 3+2+2 round-robin" 7 --hostfile "$TMP/hf_uneven" --map-by node
+two_level_ran "forced, 2 per host" 6 "$ALL8 MPI_Reduce_scatter MPI_Reduce_scatter_block
+    MPI_Scan MPI_Exscan" --hostfile "$TERN_CLUSTER_HOSTFILE" $FORCE
+two_level_ran "forced, 3+2+2 round-robin" 7 "$ALL8 MPI_Reduce_scatter
+    MPI_Reduce_scatter_block" --hostfile "$TMP/hf_uneven" --map-by node $FORCE
+two_level_ran "automatic, 3+2+2 round-robin" 7 "$ALL8 MPI_Reduce_scatter
+    MPI_Reduce_scatter_block" --hostfile "$TMP/hf_uneven" --map-by node
 finish
