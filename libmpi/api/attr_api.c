@@ -36,10 +36,16 @@ static int *predefined_attr(int keyval)
     }
 }
 
-/* What the kinds of objects that cache attributes differ in. */
+/* For messages: the objects of `kind`, and the name of the standard's
+ * keyval parameter for them. */
 static const char *kind_name(int kind)
 {
     return kind == TERN_ATTR_COMM ? "communicator" : "datatype";
+}
+
+static const char *keyval_param(int kind)
+{
+    return kind == TERN_ATTR_COMM ? "comm_keyval" : "type_keyval";
 }
 
 /* A user keyval for objects of `kind`: one the user has not freed (set,
@@ -104,7 +110,7 @@ static int create_keyval(const char *fn, int kind, union tern_attr_copy_fn copy,
 {
     int rc = tern_check_init();
     if (!rc)
-        rc = tern_check_ptr(keyval, kind == TERN_ATTR_COMM ? "comm_keyval" : "type_keyval");
+        rc = tern_check_ptr(keyval, keyval_param(kind));
     if (!rc)
         rc = tern_keyval_create(kind, copy, del, extra_state, keyval);
     return rc ? tern_api_error(NULL, fn, rc) : MPI_SUCCESS;
@@ -114,7 +120,7 @@ static int free_keyval(const char *fn, int kind, int *keyval)
 {
     int rc = tern_check_init();
     if (!rc)
-        rc = tern_check_ptr(keyval, kind == TERN_ATTR_COMM ? "comm_keyval" : "type_keyval");
+        rc = tern_check_ptr(keyval, keyval_param(kind));
     if (!rc)
         rc = check_keyval(*keyval, kind, 0);
     if (!rc)

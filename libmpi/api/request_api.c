@@ -54,7 +54,7 @@ static int check_requests(int count, const MPI_Request reqs[])
  * collective's status is empty, as for a send. */
 static int retire(MPI_Request *h, MPI_Status *st, struct tern_comm **comm)
 {
-    struct tern_request *r = tern_request_get(*h);
+    struct tern_request *r = tern_request_of(*h);
     tern_request_status(r, st);
     int err = r->error;
     if (err)
@@ -70,7 +70,7 @@ static int retire(MPI_Request *h, MPI_Status *st, struct tern_comm **comm)
 
 static int is_done(MPI_Request h)
 {
-    return h == MPI_REQUEST_NULL || tern_request_get(h)->done;
+    return h == MPI_REQUEST_NULL || tern_request_of(h)->done;
 }
 
 #pragma weak MPI_Wait = PMPI_Wait
@@ -87,7 +87,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
         empty_status(status);
         return MPI_SUCCESS;
     }
-    tern_p2p_wait(tern_request_get(*request));
+    tern_p2p_wait(tern_request_of(*request));
     struct tern_comm *c;
     rc = retire(request, status, &c);
     return rc ? tern_api_error(c, "MPI_Wait", rc) : MPI_SUCCESS;
@@ -149,7 +149,7 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
         return tern_api_error(NULL, "MPI_Waitall", rc);
     for (int i = 0; i < count; i++)
         if (array_of_requests[i] != MPI_REQUEST_NULL)
-            tern_p2p_wait(tern_request_get(array_of_requests[i]));
+            tern_p2p_wait(tern_request_of(array_of_requests[i]));
     struct tern_comm *c = NULL;
     rc = retire_all(count, array_of_requests, array_of_statuses, &c);
     return rc ? tern_api_error(c, "MPI_Waitall", rc) : MPI_SUCCESS;
@@ -184,7 +184,7 @@ static int first_done(int count, const MPI_Request reqs[])
     for (int i = 0; i < count; i++) {
         if (reqs[i] == MPI_REQUEST_NULL)
             continue;
-        if (tern_request_get(reqs[i])->done)
+        if (tern_request_of(reqs[i])->done)
             return i;
         active = 1;
     }
@@ -263,7 +263,7 @@ static int retire_some(int count, MPI_Request reqs[], int indices[],
         if (reqs[i] == MPI_REQUEST_NULL)
             continue;
         active = 1;
-        if (!tern_request_get(reqs[i])->done)
+        if (!tern_request_of(reqs[i])->done)
             continue;
         MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[n];
         int e = retire(&reqs[i], st, c);
@@ -355,7 +355,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         empty_status(status);
         return MPI_SUCCESS;
     }
-    struct tern_request *r = tern_request_get(request);
+    struct tern_request *r = tern_request_of(request);
     if (!r->done)
         tern_progress();
     *flag = r->done;

@@ -80,6 +80,13 @@ void tern_request_hold_comm(struct tern_request *r, struct tern_comm *comm);
 /* The request behind a handle, or NULL if it is not a valid active one. */
 struct tern_request *tern_request_get(MPI_Request h);
 
+/* The request behind a handle that tern_request_get() accepted earlier in
+ * the same call: no lookup, for the loops that poll requests. */
+static inline struct tern_request *tern_request_of(MPI_Request h)
+{
+    return (struct tern_request *)h;
+}
+
 /* Fills a status from a completed request (st may be MPI_STATUS_IGNORE). */
 void tern_request_status(const struct tern_request *r, MPI_Status *st);
 
