@@ -43,7 +43,8 @@ enum tern_err {
     TERN_EROOT = -29,      /* Invalid root. */
     TERN_EINFO = -30,      /* Invalid info object. */
     TERN_ENOTINIT = -31,   /* Called before MPI_Init or after MPI_Finalize. */
-    TERN_E_COUNT_ = 32     /* Number of codes, for the table; not a code. */
+    TERN_EDIMS = -32,      /* Invalid dimensions (MPI_Dims_create). */
+    TERN_E_COUNT_ = 33     /* Number of codes, for the table; not a code. */
 };
 
 /* The MPI error class of a code (MPI_SUCCESS for 0). */

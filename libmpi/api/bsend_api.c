@@ -96,12 +96,32 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     return bsend("MPI_Bsend", buf, count, datatype, dest, tag, comm, NULL);
 }
 
+#pragma weak MPI_Bsend_c = PMPI_Bsend_c
+int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return bsend("MPI_Bsend_c", buf, count, datatype, dest, tag, comm, NULL);
+}
+
+/* The nonblocking form checks its request pointer first: bsend() takes
+ * NULL for the blocking one. */
+static int ibsend(const char *fn, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                  int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    if (!request)
+        return tern_api_error(NULL, fn, tern_check_ptr(request, "request"));
+    return bsend(fn, buf, count, datatype, dest, tag, comm, request);
+}
+
 #pragma weak MPI_Ibsend = PMPI_Ibsend
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    if (!request)
-        return tern_api_error(NULL, "MPI_Ibsend", tern_check_ptr(request, "request"));
-    return bsend("MPI_Ibsend", buf, count, datatype, dest, tag, comm, request);
+    return ibsend("MPI_Ibsend", buf, count, datatype, dest, tag, comm, request);
+}
+
+#pragma weak MPI_Ibsend_c = PMPI_Ibsend_c
+int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return ibsend("MPI_Ibsend_c", buf, count, datatype, dest, tag, comm, request);
 }
 
 static int attach(const char *fn, void *buffer, MPI_Count size)

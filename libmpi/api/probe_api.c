@@ -142,10 +142,30 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
     return mrecv("MPI_Mrecv", buf, count, datatype, message, status, NULL);
 }
 
+#pragma weak MPI_Mrecv_c = PMPI_Mrecv_c
+int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
+{
+    return mrecv("MPI_Mrecv_c", buf, count, datatype, message, status, NULL);
+}
+
+/* The nonblocking form checks its request pointer first: mrecv() takes
+ * NULL for the blocking one. */
+static int imrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Message *message, MPI_Request *request)
+{
+    if (!request)
+        return tern_api_error(NULL, fn, tern_check_ptr(request, "request"));
+    return mrecv(fn, buf, count, datatype, message, MPI_STATUS_IGNORE, request);
+}
+
 #pragma weak MPI_Imrecv = PMPI_Imrecv
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
-    if (!request)
-        return tern_api_error(NULL, "MPI_Imrecv", tern_check_ptr(request, "request"));
-    return mrecv("MPI_Imrecv", buf, count, datatype, message, MPI_STATUS_IGNORE, request);
+    return imrecv("MPI_Imrecv", buf, count, datatype, message, request);
+}
+
+#pragma weak MPI_Imrecv_c = PMPI_Imrecv_c
+int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
+{
+    return imrecv("MPI_Imrecv_c", buf, count, datatype, message, request);
 }

@@ -79,10 +79,22 @@ int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     return do_send("MPI_Ssend", buf, count, datatype, dest, tag, comm, TERN_SEND_SYNC, BLOCKING);
 }
 
+#pragma weak MPI_Ssend_c = PMPI_Ssend_c
+int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return do_send("MPI_Ssend_c", buf, count, datatype, dest, tag, comm, TERN_SEND_SYNC, BLOCKING);
+}
+
 #pragma weak MPI_Rsend = PMPI_Rsend
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     return do_send("MPI_Rsend", buf, count, datatype, dest, tag, comm, TERN_SEND_READY, BLOCKING);
+}
+
+#pragma weak MPI_Rsend_c = PMPI_Rsend_c
+int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return do_send("MPI_Rsend_c", buf, count, datatype, dest, tag, comm, TERN_SEND_READY, BLOCKING);
 }
 
 #pragma weak MPI_Isend = PMPI_Isend
@@ -103,10 +115,22 @@ int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int
     return do_send("MPI_Issend", buf, count, datatype, dest, tag, comm, TERN_SEND_SYNC, request);
 }
 
+#pragma weak MPI_Issend_c = PMPI_Issend_c
+int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return do_send("MPI_Issend_c", buf, count, datatype, dest, tag, comm, TERN_SEND_SYNC, request);
+}
+
 #pragma weak MPI_Irsend = PMPI_Irsend
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     return do_send("MPI_Irsend", buf, count, datatype, dest, tag, comm, TERN_SEND_READY, request);
+}
+
+#pragma weak MPI_Irsend_c = PMPI_Irsend_c
+int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return do_send("MPI_Irsend_c", buf, count, datatype, dest, tag, comm, TERN_SEND_READY, request);
 }
 
 #pragma weak MPI_Recv = PMPI_Recv

@@ -35,8 +35,10 @@ static int exchange(struct tern_comm *c, const void *sbuf, size_t scount,
     return rc;
 }
 
-#pragma weak MPI_Sendrecv = PMPI_Sendrecv
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+static int sendrecv(const char *fn, const void *sendbuf, MPI_Count sendcount,
+                    MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                    MPI_Comm comm, MPI_Status *status)
 {
     struct tern_comm *c = NULL;
     const struct tern_dtype *sdt, *rdt;
@@ -48,11 +50,26 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
     if (!rc)
         rc = exchange(c, sendbuf, (size_t)sendcount, sdt, dest, sendtag,
                       recvbuf, (size_t)recvcount, rdt, source, recvtag, status);
-    return rc ? tern_api_error(c, "MPI_Sendrecv", rc) : MPI_SUCCESS;
+    return rc ? tern_api_error(c, fn, rc) : MPI_SUCCESS;
 }
 
-#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
-int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+#pragma weak MPI_Sendrecv = PMPI_Sendrecv
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return sendrecv("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                    recvcount, recvtype, source, recvtag, comm, status);
+}
+
+#pragma weak MPI_Sendrecv_c = PMPI_Sendrecv_c
+int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return sendrecv("MPI_Sendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                    recvcount, recvtype, source, recvtag, comm, status);
+}
+
+static int sendrecv_replace(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
+                            int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
+                            MPI_Status *status)
 {
     struct tern_comm *c = NULL;
     const struct tern_dtype *dt = NULL;
@@ -74,5 +91,19 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
                       buf, (size_t)count, dt, source, recvtag, status);
     }
     free(copy);
-    return rc ? tern_api_error(c, "MPI_Sendrecv_replace", rc) : MPI_SUCCESS;
+    return rc ? tern_api_error(c, fn, rc) : MPI_SUCCESS;
+}
+
+#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return sendrecv_replace("MPI_Sendrecv_replace", buf, count, datatype, dest, sendtag,
+                            source, recvtag, comm, status);
+}
+
+#pragma weak MPI_Sendrecv_replace_c = PMPI_Sendrecv_replace_c
+int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return sendrecv_replace("MPI_Sendrecv_replace_c", buf, count, datatype, dest, sendtag,
+                            source, recvtag, comm, status);
 }

@@ -1,6 +1,7 @@
 /*
  * Statuses: Get_count, Get_elements, Status_set_*, with their large-count
- * forms. (The datatype queries are in typeinfo_api.c.)
+ * forms, and the MPI 4.1 accessors of the public fields (Status_get_source
+ * and friends). (The datatype queries are in typeinfo_api.c.)
  *
  * A status holds the received byte count. Get_count divides it by the
  * type's size (MPI_UNDEFINED unless whole elements arrived); Get_elements
@@ -157,4 +158,68 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
         return tern_api_error(NULL, "MPI_Status_set_cancelled", rc);
     status->MPI_internal[2] = flag != 0;
     return MPI_SUCCESS;
+}
+
+/* MPI 4.1's accessors of the public fields, for languages and tools that
+ * cannot reach into the struct. */
+static int status_field(const char *fn, const MPI_Status *status, const void *out)
+{
+    int rc = tern_check_ptr(status, "status");
+    if (!rc)
+        rc = tern_check_ptr(out, "the value");
+    return rc ? tern_api_error(NULL, fn, rc) : MPI_SUCCESS;
+}
+
+#pragma weak MPI_Status_get_source = PMPI_Status_get_source
+int PMPI_Status_get_source(const MPI_Status *status, int *source)
+{
+    int rc = status_field("MPI_Status_get_source", status, source);
+    if (!rc)
+        *source = status->MPI_SOURCE;
+    return rc;
+}
+
+#pragma weak MPI_Status_get_tag = PMPI_Status_get_tag
+int PMPI_Status_get_tag(const MPI_Status *status, int *tag)
+{
+    int rc = status_field("MPI_Status_get_tag", status, tag);
+    if (!rc)
+        *tag = status->MPI_TAG;
+    return rc;
+}
+
+#pragma weak MPI_Status_get_error = PMPI_Status_get_error
+int PMPI_Status_get_error(const MPI_Status *status, int *error)
+{
+    int rc = status_field("MPI_Status_get_error", status, error);
+    if (!rc)
+        *error = status->MPI_ERROR;
+    return rc;
+}
+
+#pragma weak MPI_Status_set_source = PMPI_Status_set_source
+int PMPI_Status_set_source(MPI_Status *status, int source)
+{
+    int rc = status_field("MPI_Status_set_source", status, status);
+    if (!rc)
+        status->MPI_SOURCE = source;
+    return rc;
+}
+
+#pragma weak MPI_Status_set_tag = PMPI_Status_set_tag
+int PMPI_Status_set_tag(MPI_Status *status, int tag)
+{
+    int rc = status_field("MPI_Status_set_tag", status, status);
+    if (!rc)
+        status->MPI_TAG = tag;
+    return rc;
+}
+
+#pragma weak MPI_Status_set_error = PMPI_Status_set_error
+int PMPI_Status_set_error(MPI_Status *status, int error)
+{
+    int rc = status_field("MPI_Status_set_error", status, status);
+    if (!rc)
+        status->MPI_ERROR = error;
+    return rc;
 }

@@ -381,3 +381,46 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
                         typeclass);
     return tern_api_error(NULL, "MPI_Type_match_size", TERN_EARG);
 }
+
+/* The pair types MPI_Type_get_value_index returns (MPI 4.1): the value
+ * type and the index type of each, as the standard's table of MINLOC and
+ * MAXLOC types lists them. */
+static const struct {
+    MPI_Datatype value, index, pair;
+} pair_types[] = {
+    { MPI_FLOAT, MPI_INT, MPI_FLOAT_INT },
+    { MPI_DOUBLE, MPI_INT, MPI_DOUBLE_INT },
+    { MPI_LONG, MPI_INT, MPI_LONG_INT },
+    { MPI_INT, MPI_INT, MPI_2INT },
+    { MPI_SHORT, MPI_INT, MPI_SHORT_INT },
+    { MPI_LONG_DOUBLE, MPI_INT, MPI_LONG_DOUBLE_INT },
+    { MPI_REAL, MPI_REAL, MPI_2REAL },
+    { MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, MPI_2DOUBLE_PRECISION },
+    { MPI_INTEGER, MPI_INTEGER, MPI_2INTEGER },
+};
+
+/* Another pair has no predefined type: MPI_DATATYPE_NULL, as the standard
+ * says, not an error. */
+#pragma weak MPI_Type_get_value_index = PMPI_Type_get_value_index
+int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type)
+{
+    const struct tern_dtype *v, *i;
+    int rc = tern_check_init();
+    if (!rc)
+        rc = tern_check_ptr(pair_type, "pair_type");
+    if (!rc && !(v = tern_dtype_lookup(value_type))) {
+        tern_api_detail("invalid value_type");
+        rc = TERN_ETYPE;
+    }
+    if (!rc && !(i = tern_dtype_lookup(index_type))) {
+        tern_api_detail("invalid index_type");
+        rc = TERN_ETYPE;
+    }
+    if (rc)
+        return tern_api_error(NULL, "MPI_Type_get_value_index", rc);
+    *pair_type = MPI_DATATYPE_NULL;
+    for (size_t k = 0; k < sizeof pair_types / sizeof *pair_types; k++)
+        if (pair_types[k].value == v->handle && pair_types[k].index == i->handle)
+            *pair_type = pair_types[k].pair;
+    return MPI_SUCCESS;
+}
