@@ -8,6 +8,10 @@
  * schedule runs to its end and frees the request), although the standard
  * calls it erroneous; MPI_Cancel of one is an error.
  *
+ * A request of MPI_Isendrecv is its receive with the send as its partner
+ * (request.h): it is done when both are, its status is the receive's, its
+ * error the first of the two, and it frees both.
+ *
  * All of them convert the handles first (an invalid handle is an error
  * before anything completes), then drive progress until their condition
  * holds. Completing a request fills the status, frees the request and sets
@@ -18,6 +22,18 @@
 #include "libmpi/api/api.h"
 #include "libmpi/p2p/p2p.h"
 #include "tern/err.h"
+
+static int req_done(const struct tern_request *r)
+{
+    return r->done && (!r->partner || r->partner->done);
+}
+
+static void req_wait(struct tern_request *r)
+{
+    tern_p2p_wait(r);
+    if (r->partner)
+        tern_p2p_wait(r->partner);
+}
 
 int tern_api_complete(struct tern_request *r, MPI_Status *st)
 {
@@ -57,6 +73,11 @@ static int retire(MPI_Request *h, MPI_Status *st, struct tern_comm **comm)
     struct tern_request *r = tern_request_of(*h);
     tern_request_status(r, st);
     int err = r->error;
+    if (r->partner) {
+        if (!err)
+            err = r->partner->error;
+        tern_request_free(r->partner);
+    }
     if (err)
         *comm = r->comm;
     if (err == TERN_ETRUNCATE && r->kind == TERN_REQ_COLL)
@@ -70,7 +91,7 @@ static int retire(MPI_Request *h, MPI_Status *st, struct tern_comm **comm)
 
 static int is_done(MPI_Request h)
 {
-    return h == MPI_REQUEST_NULL || tern_request_of(h)->done;
+    return h == MPI_REQUEST_NULL || req_done(tern_request_of(h));
 }
 
 #pragma weak MPI_Wait = PMPI_Wait
@@ -87,7 +108,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
         empty_status(status);
         return MPI_SUCCESS;
     }
-    tern_p2p_wait(tern_request_of(*request));
+    req_wait(tern_request_of(*request));
     struct tern_comm *c;
     rc = retire(request, status, &c);
     return rc ? tern_api_error(c, "MPI_Wait", rc) : MPI_SUCCESS;
@@ -149,7 +170,7 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
         return tern_api_error(NULL, "MPI_Waitall", rc);
     for (int i = 0; i < count; i++)
         if (array_of_requests[i] != MPI_REQUEST_NULL)
-            tern_p2p_wait(tern_request_of(array_of_requests[i]));
+            req_wait(tern_request_of(array_of_requests[i]));
     struct tern_comm *c = NULL;
     rc = retire_all(count, array_of_requests, array_of_statuses, &c);
     return rc ? tern_api_error(c, "MPI_Waitall", rc) : MPI_SUCCESS;
@@ -184,7 +205,7 @@ static int first_done(int count, const MPI_Request reqs[])
     for (int i = 0; i < count; i++) {
         if (reqs[i] == MPI_REQUEST_NULL)
             continue;
-        if (tern_request_of(reqs[i])->done)
+        if (req_done(tern_request_of(reqs[i])))
             return i;
         active = 1;
     }
@@ -263,7 +284,7 @@ static int retire_some(int count, MPI_Request reqs[], int indices[],
         if (reqs[i] == MPI_REQUEST_NULL)
             continue;
         active = 1;
-        if (!tern_request_of(reqs[i])->done)
+        if (!req_done(tern_request_of(reqs[i])))
             continue;
         MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[n];
         int e = retire(&reqs[i], st, c);
@@ -311,6 +332,17 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, i
     return some("MPI_Testsome", incount, array_of_requests, outcount, array_of_indices, array_of_statuses, 0);
 }
 
+/* Frees r now if it completed, else when it does (the p2p core does it). */
+static void release(struct tern_request *r)
+{
+    if (!r)
+        return;
+    if (r->done)
+        tern_request_free(r);
+    else
+        r->user_freed = 1;
+}
+
 /* Converts a handle that must name a request (not MPI_REQUEST_NULL). */
 static int active_request(MPI_Request *h, struct tern_request **r)
 {
@@ -332,10 +364,8 @@ int PMPI_Request_free(MPI_Request *request)
     int rc = active_request(request, &r);
     if (rc)
         return tern_api_error(NULL, "MPI_Request_free", rc);
-    if (r->done)
-        tern_request_free(r);
-    else
-        r->user_freed = 1; /* The p2p core frees it when it completes. */
+    release(r->partner);
+    release(r);
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
 }
@@ -356,9 +386,9 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         return MPI_SUCCESS;
     }
     struct tern_request *r = tern_request_of(request);
-    if (!r->done)
+    if (!req_done(r))
         tern_progress();
-    *flag = r->done;
+    *flag = req_done(r);
     if (*flag)
         tern_request_status(r, status);
     return MPI_SUCCESS;

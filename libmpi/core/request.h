@@ -67,6 +67,12 @@ struct tern_request {
     uint64_t bulk_key;   /* Send: the key of that exposure, sent in the RTS. */
     size_t msg_len;      /* Pipelined receive: bytes the sender will send,
                             which may exceed what fits (truncation). */
+    /* MPI_Isendrecv: the user holds the receive, which carries the status;
+     * its send is the partner, and the pair is done when both are
+     * (libmpi/api/request_api.c). */
+    struct tern_request *partner;
+    void *owned;         /* A buffer freed with the request (the packed copy
+                            that MPI_Isendrecv_replace sends from). */
     struct tern_request *next;
 };
 

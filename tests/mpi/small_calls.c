@@ -15,6 +15,12 @@
  *    MPI_DATATYPE_NULL for a pair without one.
  *  - The large-count (_c) forms of Ssend, Rsend, Bsend, Issend, Irsend,
  *    Ibsend, Mrecv, Imrecv, Sendrecv and Sendrecv_replace, around a ring.
+ *  - MPI_Isendrecv and MPI_Isendrecv_replace (and _c) around a ring, 4 B
+ *    and 1 MiB (the send then completes after the receive), completed
+ *    by MPI_Wait, MPI_Test in a loop, MPI_Waitall beside other requests
+ *    and MPI_Waitany; the status is the receive's; the replace form with a
+ *    vector type, whose buffer may be overwritten as soon as the call
+ *    returns; MPI_Request_free of a pending one.
  *
  * Uses only the standard MPI API (MPI 4.1 for the accessors, the value
  * index and the _c forms, which the program leaves out elsewhere).
@@ -193,6 +199,113 @@ static void large_count_forms(void)
 }
 #endif
 
+/* Rank r's value i of a message with this salt. */
+static int val(int r, size_t i, int salt) { return (int)(r * 1000003 + (int)i * 7 + salt); }
+
+static void check_from_prev(const int *buf, size_t n, int salt, const char *what)
+{
+    for (size_t i = 0; i < n; i++)
+        TT_CHECK(buf[i] == val(tt_prev(), i, salt), "%s: element %zu is %d, expected %d", what,
+                 i, buf[i], val(tt_prev(), i, salt));
+}
+
+static void isendrecv(void)
+{
+    size_t sizes[2] = { 1, 256 * 1024 };
+    for (int k = 0; k < 2; k++) {
+        size_t n = sizes[k];
+        int *out = malloc(n * sizeof(int)), *in = malloc(n * sizeof(int));
+        TT_CHECK(out && in, "out of memory");
+        for (int how = 0; how < 4; how++) {
+            int salt = 10 * k + how;
+            for (size_t i = 0; i < n; i++) {
+                out[i] = val(tt_rank, i, salt);
+                in[i] = -1;
+            }
+            MPI_Request r[2];
+            MPI_Status st;
+            int flag = 0, idx;
+            TT_MPI(MPI_Isendrecv(out, (int)n, MPI_INT, tt_next(), 50 + how, in, (int)n,
+                                 MPI_INT, tt_prev(), 50 + how, MPI_COMM_WORLD, &r[0]));
+            switch (how) {
+            case 0: TT_MPI(MPI_Wait(&r[0], &st)); break;
+            case 1:
+                while (!flag)
+                    TT_MPI(MPI_Test(&r[0], &flag, &st));
+                break;
+            case 2: {
+                /* Beside a plain exchange of its own. */
+                int x = tt_rank, y = -1;
+                MPI_Request more[3] = { r[0] };
+                MPI_Status sts[3];
+                TT_MPI(MPI_Irecv(&y, 1, MPI_INT, tt_prev(), 60, MPI_COMM_WORLD, &more[1]));
+                TT_MPI(MPI_Isend(&x, 1, MPI_INT, tt_next(), 60, MPI_COMM_WORLD, &more[2]));
+                TT_MPI(MPI_Waitall(3, more, sts));
+                st = sts[0];
+                TT_EQ("plain exchange beside MPI_Isendrecv", tt_prev(), y);
+                break;
+            }
+            default:
+                TT_MPI(MPI_Waitany(1, r, &idx, &st));
+                TT_EQ("MPI_Waitany's index", 0, idx);
+                break;
+            }
+            TT_CHECK(r[0] == MPI_REQUEST_NULL || how == 2, "the request was not freed");
+            TT_EQ("source of MPI_Isendrecv's status", tt_prev(), st.MPI_SOURCE);
+            TT_EQ("tag of MPI_Isendrecv's status", 50 + how, st.MPI_TAG);
+            int got;
+            TT_MPI(MPI_Get_count(&st, MPI_INT, &got));
+            TT_EQ("count of MPI_Isendrecv's status", (int)n, got);
+            check_from_prev(in, n, salt, "MPI_Isendrecv");
+        }
+
+        /* Replace, with every other int of a buffer twice as long. */
+        int *both = malloc(2 * n * sizeof(int));
+        TT_CHECK(both, "out of memory");
+        MPI_Datatype every_other;
+        TT_MPI(MPI_Type_vector((int)n, 1, 2, MPI_INT, &every_other));
+        TT_MPI(MPI_Type_commit(&every_other));
+        for (size_t i = 0; i < n; i++) {
+            both[2 * i] = val(tt_rank, i, 99);
+            both[2 * i + 1] = -7;
+        }
+        MPI_Request r;
+        TT_MPI(MPI_Isendrecv_replace_c(both, 1, every_other, tt_next(), 70, tt_prev(), 70,
+                                       MPI_COMM_WORLD, &r));
+        TT_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        for (size_t i = 0; i < n; i++) {
+            in[i] = both[2 * i];
+            TT_CHECK(both[2 * i + 1] == -7, "MPI_Isendrecv_replace wrote between the vector's "
+                                            "elements");
+        }
+        check_from_prev(in, n, 99, "MPI_Isendrecv_replace_c with a vector");
+        TT_MPI(MPI_Type_free(&every_other));
+        free(both);
+
+        /* Freed while pending: the exchange still happens. Nothing says
+         * when (a later message from the same peer may complete first),
+         * so the buffer is watched while MPI_Iprobe drives progress. */
+        for (size_t i = 0; i < n; i++)
+            out[i] = val(tt_rank, i, 77);
+        volatile int *first = &in[0], *last = &in[n - 1];
+        TT_MPI(MPI_Isendrecv_c(out, (MPI_Count)n, MPI_INT, tt_next(), 80, in, (MPI_Count)n,
+                               MPI_INT, tt_prev(), 80, MPI_COMM_WORLD, &r));
+        TT_MPI(MPI_Request_free(&r));
+        TT_CHECK(r == MPI_REQUEST_NULL, "MPI_Request_free did not reset the handle");
+        double until = MPI_Wtime() + 20;
+        while ((*first != val(tt_prev(), 0, 77) || *last != val(tt_prev(), n - 1, 77)) &&
+               MPI_Wtime() < until) {
+            int flag;
+            TT_MPI(MPI_Iprobe(MPI_ANY_SOURCE, 999, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+        }
+        check_from_prev(in, n, 77, "a freed MPI_Isendrecv, after 20 s at most");
+        /* Every rank's data arrived: no send is still reading `out`. */
+        TT_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        free(out);
+        free(in);
+    }
+}
+
 int main(int argc, char **argv)
 {
     tt_init(&argc, &argv, "small_calls");
@@ -201,6 +314,7 @@ int main(int argc, char **argv)
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
     status_and_pairs();
     large_count_forms();
+    isendrecv();
 #endif
     return tt_finish();
 }
