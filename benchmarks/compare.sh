@@ -233,9 +233,29 @@ bench_args() {
     esac
     if is_coll "$name"; then
         [ $quick = 1 ] && a="$a -i 200 -x 20"
-        a="$a ${COLL_ARGS:-}"
+        if [ "$name" = barrier ]; then
+            a="$a $(without_sizes "${COLL_ARGS:-}")"
+        else
+            a="$a ${COLL_ARGS:-}"
+        fi
     fi
     echo "$a ${BENCH_ARGS:-}"
+}
+
+# Barrier takes no sizes: COLL_ARGS without its -s / -m options and values.
+without_sizes() {
+    local out="" skip=0 w
+    for w in $1; do
+        if [ $skip = 1 ]; then
+            skip=0
+            continue
+        fi
+        case $w in
+        -s|-m|--sizes|--message-size) skip=1 ;;
+        *) out="$out $w" ;;
+        esac
+    done
+    echo "$out"
 }
 
 # run_mpi ID NP OUT ERR PROGRAM ARGS...: one NP-rank job; returns its status.
