@@ -37,6 +37,7 @@
 #include "collectives/shm.h"
 #include "libmpi/core/op.h"
 #include "tern/err.h"
+#include "tern/log.h"
 
 /* Up to this many bytes every rank reduces the whole vector: one flag
  * exchange less saves more than reducing p times as much costs. Measured
@@ -233,16 +234,21 @@ static void by_messages(struct tern_sched *s, void *arg)
     struct allreduce_op *x = arg;
     if (x->mismatch || s->error)
         return;
-    tern_coll_allreduce_messages(x->args)->build(s, x->args);
+    const struct tern_coll_algo *algo = tern_coll_allreduce_messages(x->args);
+    TERN_LOG(2, "MPI_Allreduce of %zu bytes, longer than a shared-memory buffer: %s",
+             x->n * x->dt->size, algo->name);
+    algo->build(s, x->args);
     tern_sched_round(s);
 }
 
-/* Whatever the count, so that all ranks choose alike (see above). */
+/* Whatever the count, so that all ranks choose alike (see above): the type
+ * must be contiguous from one element to the next, which two elements show
+ * (one, or none, would not). */
 int tern_coll_allreduce_shm_usable(const struct tern_coll_args *a)
 {
     const struct tern_dtype *dt = a->rdt;
     return tern_coll_shm_usable(a) && tern_coll_commutative(a)
-           && dt->size > 0 && dt->true_lb == 0 && tern_dtype_contig(dt, a->rcount);
+           && dt->size > 0 && dt->true_lb == 0 && tern_dtype_contig(dt, 2);
 }
 
 /* Whether the call's vector is longer than a member's buffer. */
@@ -276,12 +282,13 @@ void tern_coll_allreduce_shm(struct tern_sched *s, const struct tern_coll_args *
     if (!x)
         return;
     op_init(x, a);
+    /* Taken before the steps, so that running out of memory stops this
+     * rank before it joins the operation. */
+    if (x->large && !(x->args = tern_sched_scratch(s, sizeof *a)))
+        return;
     for (int i = 0; i < NSTEPS; i++)
         tern_sched_poll(s, steps[i], x);
     if (!x->large)
-        return;
-    x->args = tern_sched_scratch(s, sizeof *a);
-    if (!x->args)
         return;
     *x->args = *a;
     tern_sched_round(s);

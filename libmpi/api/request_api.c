@@ -73,13 +73,14 @@ static int retire(MPI_Request *h, MPI_Status *st, struct tern_comm **comm)
     struct tern_request *r = tern_request_of(*h);
     tern_request_status(r, st);
     int err = r->error;
-    if (r->partner) {
-        if (!err)
-            err = r->partner->error;
-        tern_request_free(r->partner);
-    }
+    struct tern_request *send = r->partner;
+    if (send && !err)
+        err = send->error;
+    /* A receive from MPI_PROC_NULL has no communicator; its send has. */
     if (err)
-        *comm = r->comm;
+        *comm = r->comm || !send ? r->comm : send->comm;
+    if (send)
+        tern_request_free(send);
     if (err == TERN_ETRUNCATE && r->kind == TERN_REQ_COLL)
         tern_api_detail("a nonblocking collective on %s failed: the ranks disagree on the "
                         "message size, they passed different counts or datatypes "
@@ -407,8 +408,11 @@ int PMPI_Cancel(MPI_Request *request)
         return tern_api_error(r->comm, "MPI_Cancel", TERN_EREQUEST);
     }
     /* Sends are not cancelled: they complete normally, as the standard
-     * allows, and MPI_Test_cancelled then reports false. */
-    tern_p2p_cancel(r);
+     * allows, and MPI_Test_cancelled then reports false. Nor is an
+     * MPI_Isendrecv's receive: the pair must be cancelled whole or not at
+     * all, and its send goes out anyway. */
+    if (!r->partner)
+        tern_p2p_cancel(r);
     return MPI_SUCCESS;
 }
 

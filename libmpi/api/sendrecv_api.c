@@ -49,7 +49,8 @@ static int exchange(struct tern_comm *c, const void *sbuf, size_t scount,
     tern_p2p_wait(sr);
     tern_p2p_wait(rr);
     tern_request_status(rr, status);
-    rc = sr->error ? sr->error : rr->error;
+    /* The receive's error first, as for MPI_Isendrecv (request_api.c). */
+    rc = rr->error ? rr->error : sr->error;
     tern_request_free(sr);
     tern_request_free(rr);
     return rc;

@@ -13,7 +13,10 @@
  * MPI_Request, a handle stored in an int and read back, a pointer to
  * something else) or whose memory was freed is rejected with the right
  * error class, never dereferenced. A lookup costs one probe of an
- * open-addressing table, which stays in cache.
+ * open-addressing table, which stays in cache. Requests are the one
+ * exception to "freed": their memory stays on a free list and so stays
+ * known, and a stale request handle is caught only until a new request
+ * reuses the memory.
  */
 #ifndef TERN_CORE_OBJECT_H
 #define TERN_CORE_OBJECT_H

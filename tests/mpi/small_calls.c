@@ -20,7 +20,9 @@
  *    by MPI_Wait, MPI_Test in a loop, MPI_Waitall beside other requests
  *    and MPI_Waitany; the status is the receive's; the replace form with a
  *    vector type, whose buffer may be overwritten as soon as the call
- *    returns; MPI_Request_free of a pending one.
+ *    returns; MPI_Request_free of a pending one; MPI_Cancel of one, which
+ *    must either cancel both halves or neither (Tern: neither, so the
+ *    data arrives and MPI_Test_cancelled says false).
  *
  * Uses only the standard MPI API (MPI 4.1 for the accessors, the value
  * index and the _c forms, which the program leaves out elsewhere).
@@ -281,6 +283,27 @@ static void isendrecv(void)
         check_from_prev(in, n, 99, "MPI_Isendrecv_replace_c with a vector");
         TT_MPI(MPI_Type_free(&every_other));
         free(both);
+
+        /* Cancelled: all or nothing. */
+        for (size_t i = 0; i < n; i++)
+            out[i] = val(tt_rank, i, 88);
+        TT_MPI(MPI_Isendrecv(out, (int)n, MPI_INT, tt_next(), 85, in, (int)n, MPI_INT,
+                             tt_prev(), 85, MPI_COMM_WORLD, &r));
+        TT_MPI(MPI_Cancel(&r));
+        MPI_Status cst;
+        int cancelled;
+        TT_MPI(MPI_Wait(&r, &cst));
+        TT_MPI(MPI_Test_cancelled(&cst, &cancelled));
+        if (!cancelled)
+            check_from_prev(in, n, 88, "an MPI_Isendrecv whose cancel failed");
+        int peer_cancelled;
+        TT_MPI(MPI_Sendrecv(&cancelled, 1, MPI_INT, tt_prev(), 86, &peer_cancelled, 1, MPI_INT,
+                            tt_next(), 86, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        /* If this rank's receive was cancelled, its sender's send must have
+         * been too, and the other way round. */
+        TT_CHECK(!cancelled || peer_cancelled || tt_size == 1,
+                 "an MPI_Isendrecv was cancelled here, but the send of the next rank's pair "
+                 "went out");
 
         /* Freed while pending: the exchange still happens. Nothing says
          * when (a later message from the same peer may complete first),
