@@ -21,7 +21,8 @@
  *    memory), also when the ranks' inputs travel in different places
  *    (small, larger, reduced in shares, longer than a buffer and so in
  *    messages), blocking and not, and the communicator still works
- *    afterwards;
+ *    afterwards; also with a type that has gaps, where one element is
+ *    contiguous and two are not;
  *  - a rank that waits in MPI_Barrier or MPI_Allreduce for a late rank
  *    sleeps: it uses little CPU while the late one is away, and wakes as
  *    soon as it comes (with --sleep-check; a promise of Tern, others
@@ -253,6 +254,25 @@ static void mismatch(int first, int rest, int world, int nonblocking)
         TT_MPI(MPI_Comm_free(&comm));
 }
 
+/* A type with gaps (MPI_INT resized to 8 bytes), rank 0 passing one
+ * element and the others two: one element of it is contiguous, two are
+ * not, and the choice of algorithm must not depend on that. */
+static void mismatch_gapped(void)
+{
+    MPI_Datatype gapped;
+    TT_MPI(MPI_Type_create_resized(MPI_INT, 0, 8, &gapped));
+    TT_MPI(MPI_Type_commit(&gapped));
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int in[4] = { 1, 0, 1, 0 }, out[4] = { 0 };
+    int rc = MPI_Allreduce(in, out, tt_rank == 0 ? 1 : 2, gapped, MPI_SUM, MPI_COMM_WORLD);
+    int failed = rc != MPI_SUCCESS, anyone = 0;
+    TT_MPI(MPI_Allreduce(&failed, &anyone, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+    TT_CHECK(anyone, "MPI_Allreduce of a resized MPI_INT, 1 element on rank 0 and 2 "
+                     "elsewhere, returned MPI_SUCCESS on every rank");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    TT_MPI(MPI_Type_free(&gapped));
+}
+
 static double cpu_seconds(void)
 {
     struct timespec ts;
@@ -343,6 +363,7 @@ int main(int argc, char **argv)
         mismatch(20000, 30000, 1, 0);
         mismatch(30000, 2, 1, 1);
         mismatch(8192, 30000, 1, 1);
+        mismatch_gapped();
     }
     if (sleepy)
         sleep_check();
