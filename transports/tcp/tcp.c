@@ -401,9 +401,18 @@ static void accept_all(void)
 
 /* A handshake past its deadline: an accepted connection is dropped; our own
  * is tried again if the peer's kernel accepted it (the peer is alive but
- * busy), else the peer is lost. */
+ * busy), else the peer is lost. Our own that already sent its HELLO waits
+ * on instead: the peer may have accepted it, and closing it then would
+ * look to the peer like our death (the peer is alive: it sent the
+ * challenge; if it dies, the connection ends and is dialled again). */
 static void handshake_expired(struct tcp_conn *c)
 {
+    if (c->state == CONN_WAIT_PROOF) {
+        TERN_LOG(2, "tcp: rank %d has not answered our HELLO for %ld s; waiting on",
+                 c->peer, st.timeout_s);
+        c->deadline_ms = tern_tcp_now_ms() + st.timeout_s * 1000;
+        return;
+    }
     if (c->peer < 0) {
         TERN_LOG(1, "tcp: dropped a connection from %s: no handshake within %d ms",
                  c->who, TERN_AUTH_TIMEOUT_MS);

@@ -39,7 +39,9 @@
  *
  * A connection we opened that the peer's kernel accepted but whose
  * handshake fails by silence or EOF (the peer computed outside MPI for
- * longer than the acceptor's deadline) is opened again; only a connect()
+ * longer than the acceptor's deadline) is opened again, unless it already
+ * sent its HELLO: the peer may have accepted it, so it waits for the
+ * peer's decision however long that takes; only a connect()
  * that fails (refused, unreachable, no answer within TERN_TCP_TIMEOUT) or a
  * wrong proof makes the peer lost. At most TCP_MAX_HANDSHAKES accepted
  * connections may be in their handshake at once; past that, and when the
