@@ -61,6 +61,13 @@ static inline void *tern_coll_elem(const void *buf, size_t i, const struct tern_
 /* 1 if the reduction op may be applied in any order. */
 int tern_coll_commutative(const struct tern_coll_args *a);
 
+/* Reduce_scatter(_block): the elements of rank i's block of the vector
+ * (recvcounts[i], or recvcount for the block form). */
+static inline size_t tern_coll_rs_block(const struct tern_coll_args *a, int i)
+{
+    return a->kind == TERN_COLL_REDUCE_SCATTER ? a->rcounts[i] : a->rcount;
+}
+
 /* Splitting n elements into `parts` pieces at element boundaries: the
  * first n % parts pieces hold one element more than the others, and piece
  * i starts at element tern_coll_part_off(n, parts, i) (i == parts gives n). */

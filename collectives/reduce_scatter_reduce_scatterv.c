@@ -25,11 +25,6 @@
  */
 #include "collectives/algo.h"
 
-static size_t block(const struct tern_coll_args *a, int i)
-{
-    return a->kind == TERN_COLL_REDUCE_SCATTER ? a->rcounts[i] : a->rcount;
-}
-
 /* Scatters rank v's range [v, end) of `vec` (which starts at block v) to
  * its subtree, after keeping block v. */
 static void scatter_down(struct tern_sched *s, const struct tern_coll_args *a,
@@ -37,7 +32,8 @@ static void scatter_down(struct tern_sched *s, const struct tern_coll_args *a,
 {
     int p = a->size;
     const struct tern_dtype *dt = a->rdt;
-    tern_sched_copy(s, vec, block(a, v), dt, a->rbuf, block(a, v), dt);
+    size_t mine = tern_coll_rs_block(a, v);
+    tern_sched_copy(s, vec, mine, dt, a->rbuf, mine, dt);
     for (int mask = top; mask > 0; mask >>= 1) {
         int c = v + mask;
         if (c >= p)
@@ -54,8 +50,9 @@ void tern_coll_reduce_scatter_reduce_scatterv(struct tern_sched *s,
     const struct tern_dtype *dt = a->rdt;
     const void *in = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
     if (p == 1) {
+        size_t n = tern_coll_rs_block(a, 0);
         if (in != a->rbuf)
-            tern_sched_copy(s, in, block(a, 0), dt, a->rbuf, block(a, 0), dt);
+            tern_sched_copy(s, in, n, dt, a->rbuf, n, dt);
         return;
     }
     size_t *off = tern_sched_scratch(s, (size_t)(p + 1) * sizeof(*off));
@@ -63,7 +60,7 @@ void tern_coll_reduce_scatter_reduce_scatterv(struct tern_sched *s,
         return;
     off[0] = 0;
     for (int i = 0; i < p; i++)
-        off[i + 1] = off[i] + block(a, i);
+        off[i + 1] = off[i] + tern_coll_rs_block(a, i);
     size_t total = off[p];
 
     struct tern_coll_args ra = {
@@ -85,7 +82,7 @@ void tern_coll_reduce_scatter_reduce_scatterv(struct tern_sched *s,
     }
     int end = r + low < p ? r + low : p;
     if (end == r + 1) {
-        tern_sched_recv(s, a->rbuf, block(a, r), dt, r - low);
+        tern_sched_recv(s, a->rbuf, tern_coll_rs_block(a, r), dt, r - low);
         return;
     }
     void *vec = tern_sched_scratch_typed(s, off[end] - off[r], dt);

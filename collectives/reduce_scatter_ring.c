@@ -22,12 +22,6 @@
  */
 #include "collectives/algo.h"
 
-/* Block i's element count. */
-static size_t block(const struct tern_coll_args *a, int i)
-{
-    return a->kind == TERN_COLL_REDUCE_SCATTER ? a->rcounts[i] : a->rcount;
-}
-
 void tern_coll_reduce_scatter_ring(struct tern_sched *s, const struct tern_coll_args *a)
 {
     int p = a->size, r = a->rank;
@@ -36,8 +30,9 @@ void tern_coll_reduce_scatter_ring(struct tern_sched *s, const struct tern_coll_
     int in_place = a->sbuf == MPI_IN_PLACE;
     const void *in = in_place ? a->rbuf : a->sbuf;
     if (p == 1) {
+        size_t n = tern_coll_rs_block(a, 0);
         if (!in_place)
-            tern_sched_copy(s, in, block(a, 0), dt, a->rbuf, block(a, 0), dt);
+            tern_sched_copy(s, in, n, dt, a->rbuf, n, dt);
         return;
     }
     size_t *off = tern_sched_scratch(s, (size_t)(p + 1) * sizeof(*off));
@@ -46,8 +41,8 @@ void tern_coll_reduce_scatter_ring(struct tern_sched *s, const struct tern_coll_
     size_t most = 0;
     off[0] = 0;
     for (int i = 0; i < p; i++) {
-        off[i + 1] = off[i] + block(a, i);
-        most = block(a, i) > most ? block(a, i) : most;
+        off[i + 1] = off[i] + tern_coll_rs_block(a, i);
+        most = tern_coll_rs_block(a, i) > most ? tern_coll_rs_block(a, i) : most;
     }
     /* Scratch only where a partial block must wait for its next hop. */
     void *tmp[2] = { NULL, NULL };
@@ -55,15 +50,17 @@ void tern_coll_reduce_scatter_ring(struct tern_sched *s, const struct tern_coll_
     for (int k = 0; k < p - 1; k++) {
         int sb = (r - k - 1 + p) % p, rb = (r - k - 2 + 2 * p) % p;
         const void *from = k == 0 ? tern_coll_elem(in, off[sb], dt) : tmp[(k - 1) % 2];
-        tern_sched_send(s, from, block(a, sb), dt, right);
+        tern_sched_send(s, from, tern_coll_rs_block(a, sb), dt, right);
         int last = k == p - 2;
         if (!(last && !in_place) && !tmp[k % 2])
             tmp[k % 2] = tern_sched_scratch_typed(s, most, dt);
         void *into = last && !in_place ? a->rbuf : tmp[k % 2];
-        tern_sched_recv(s, into, block(a, rb), dt, left);
+        tern_sched_recv(s, into, tern_coll_rs_block(a, rb), dt, left);
         tern_sched_round(s);
-        tern_sched_reduce(s, tern_coll_elem(in, off[rb], dt), into, block(a, rb), dt, a->op);
+        tern_sched_reduce(s, tern_coll_elem(in, off[rb], dt), into,
+                          tern_coll_rs_block(a, rb), dt, a->op);
         if (last && in_place)
-            tern_sched_copy(s, into, block(a, r), dt, a->rbuf, block(a, r), dt);
+            tern_sched_copy(s, into, tern_coll_rs_block(a, r), dt, a->rbuf,
+                            tern_coll_rs_block(a, r), dt);
     }
 }

@@ -26,11 +26,6 @@
  */
 #include "collectives/nodes.h"
 
-static size_t block(const struct tern_coll_args *a, int i)
-{
-    return a->kind == TERN_COLL_REDUCE_SCATTER ? a->rcounts[i] : a->rcount;
-}
-
 /* Offsets of the blocks in rank order: off[r] for rank r, off[p] = N. */
 static size_t *offsets(struct tern_sched *s, const struct tern_coll_args *a)
 {
@@ -39,7 +34,7 @@ static size_t *offsets(struct tern_sched *s, const struct tern_coll_args *a)
         return NULL;
     off[0] = 0;
     for (int r = 0; r < a->size; r++)
-        off[r + 1] = off[r] + block(a, r);
+        off[r + 1] = off[r] + tern_coll_rs_block(a, r);
     return off;
 }
 
@@ -58,7 +53,7 @@ static void between_hosts(struct tern_sched *s, const struct tern_coll_args *a,
     for (int k = 0; k < h; k++)
         counts[k] = 0;
     for (int r = 0; r < a->size; r++)
-        counts[nd->node_of[r]] += block(a, r);
+        counts[nd->node_of[r]] += tern_coll_rs_block(a, r);
     void *ordered = vec;
     if (!nd->host_ordered) {
         ordered = tern_sched_scratch_typed(s, off[a->size], dt);
@@ -72,9 +67,9 @@ static void between_hosts(struct tern_sched *s, const struct tern_coll_args *a,
         size_t at = 0;
         for (int q = 0; q < a->size; q++) {
             int r = by_pos[q];
-            tern_sched_copy(s, tern_coll_elem(vec, off[r], dt), block(a, r), dt,
-                            tern_coll_elem(ordered, at, dt), block(a, r), dt);
-            at += block(a, r);
+            tern_sched_copy(s, tern_coll_elem(vec, off[r], dt), tern_coll_rs_block(a, r), dt,
+                            tern_coll_elem(ordered, at, dt), tern_coll_rs_block(a, r), dt);
+            at += tern_coll_rs_block(a, r);
         }
     }
     struct tern_coll_args sub = *a;
@@ -97,7 +92,7 @@ void tern_coll_reduce_scatter_two_level(struct tern_sched *s, const struct tern_
         return;
     size_t *displs = counts + l, mine = 0;
     for (int i = 0; i < l; i++) {
-        counts[i] = block(a, nd->local[i]);
+        counts[i] = tern_coll_rs_block(a, nd->local[i]);
         displs[i] = mine;
         mine += counts[i];
     }
@@ -134,6 +129,6 @@ void tern_coll_reduce_scatter_two_level(struct tern_sched *s, const struct tern_
     sub.scounts = counts;
     sub.sdispls = displs;
     sub.sdt = dt;
-    sub.rcount = block(a, a->rank);
+    sub.rcount = tern_coll_rs_block(a, a->rank);
     tern_coll_phase(s, &sub, nd->local, l, nd->lrank, tern_coll_scatterv_linear);
 }
