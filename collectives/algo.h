@@ -47,6 +47,10 @@ const struct tern_coll_algo *tern_coll_select(const struct tern_coll_args *a);
 /* The automatic choice alone, for a->size ranks (the phases of node-aware
  * algorithms use it); the collective must have algorithms. */
 const struct tern_coll_algo *tern_coll_choose(const struct tern_coll_args *a);
+/* Whether a shortcut that runs calls of this kind with `build`'s algorithm
+ * may skip the selection: no other algorithm is forced for them, and
+ * verbose output does not name the algorithm of each call. */
+int tern_coll_may_skip_select(enum tern_coll_kind kind, tern_coll_builder *build);
 /* The collective's name as in the MPI call ("bcast"), for messages. */
 const char *tern_coll_kind_name(enum tern_coll_kind kind);
 

@@ -71,6 +71,8 @@ int tern_coll_run(struct tern_coll_args *a, struct tern_request **req)
 
 int tern_coll_barrier(struct tern_comm *comm)
 {
+    if (!tern_coll_barrier_quick(comm))
+        return 0;
     struct tern_coll_args a = { .kind = TERN_COLL_BARRIER, .comm = comm };
     return tern_coll_run(&a, NULL);
 }

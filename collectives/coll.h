@@ -89,6 +89,12 @@ struct tern_coll_args {
  * algorithm. */
 int tern_coll_run(struct tern_coll_args *a, struct tern_request **req);
 
+/* A blocking barrier in shared memory without the general path's
+ * selection and argument block (barrier_shm.c): 0 once done, or
+ * TERN_EAGAIN, having done nothing, when comm needs tern_coll_run (no slot
+ * agreed yet, an operation pending, an algorithm forced, verbose output). */
+int tern_coll_barrier_quick(struct tern_comm *comm);
+
 /* Reads TERN_COLL_<NAME> for every collective (at MPI_Init; tern-info). */
 void tern_coll_read_tunables(void);
 

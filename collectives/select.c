@@ -101,6 +101,12 @@ const struct tern_coll_algo *tern_coll_choose(const struct tern_coll_args *a)
     return tables[a->kind].menu->choose(a);
 }
 
+int tern_coll_may_skip_select(enum tern_coll_kind kind, tern_coll_builder *build)
+{
+    const struct tern_coll_algo *f = tables[kind].forced;
+    return tern_verbose < 2 && (!f || f->build == build);
+}
+
 const struct tern_coll_algo *tern_coll_select(const struct tern_coll_args *a)
 {
     const struct coll_table *t = &tables[a->kind];

@@ -11,6 +11,7 @@
 #include "libmpi/p2p/p2p.h"
 #include "tern/err.h"
 #include "tern/log.h"
+#include "transports/shm/doorbell.h"
 
 int tern_coll_shm_wanted(struct tern_comm *comm)
 {
@@ -27,9 +28,16 @@ int tern_coll_shm_setup(struct tern_comm *comm)
     /* Set before the allreduce below, which must use messages. */
     sh->slot = -1;
     comm->shm = sh;
-    int reach = 1;
-    for (int r = 0; r < comm->size && reach; r++)
+    /* The other members' doorbells, rung after each flag this rank sets.
+     * Without the memory for them this rank votes against the slot, so
+     * that all agree. */
+    sh->bells = malloc((size_t)comm->size * sizeof *sh->bells);
+    int reach = sh->bells != NULL;
+    for (int r = 0; r < comm->size && reach; r++) {
         reach = tern_shm_coll_local(comm->world[r]);
+        if (reach && r != comm->rank)
+            sh->bells[sh->nbells++] = tern_shm_coll_doorbell(comm->world[r]);
+    }
     int mine = comm->rank == 0 && reach ? tern_shm_coll_alloc(comm->size) : -1;
     /* v[0]: rank 0's slot; v[1]: 1 if some rank cannot use it. */
     int v[2] = { mine, !reach };
@@ -62,6 +70,7 @@ void tern_coll_shm_free(struct tern_comm *comm)
         return;
     if (sh->slot >= 0)
         tern_shm_coll_release(sh->slot, 1);
+    free(sh->bells);
     free(sh);
     comm->shm = NULL;
 }
@@ -133,9 +142,8 @@ void tern_coll_shm_publish(const struct tern_coll_shm_op *op, enum tern_coll_shm
 
 void tern_coll_shm_wake_others(const struct tern_coll_shm_op *op)
 {
-    for (int r = 0; r < op->comm->size; r++)
-        if (r != op->comm->rank)
-            tern_shm_coll_wake(op->comm->world[r]);
+    for (int i = 0; i < op->sh->nbells; i++)
+        tern_shm_doorbell_ring(op->sh->bells[i]);
 }
 
 int tern_coll_shm_all_reached(const struct tern_coll_shm_op *op, enum tern_coll_shm_flag f)

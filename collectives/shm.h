@@ -38,6 +38,8 @@ struct tern_coll_shm {
     struct tern_shm_coll_slot view;
     uint64_t next_seq;              /* Sequence number of the last operation built. */
     uint64_t done_seq;              /* ... of the last one this rank finished. */
+    struct tern_shm_doorbell **bells; /* The other members' doorbells, */
+    int nbells;                     /* ... rung after each flag this rank sets. */
 };
 
 /* Agrees on a slot for comm if it has not yet (see above); a blocking,

@@ -150,9 +150,10 @@ void tern_shm_coll_release(int i, int n);
 /* Whether world rank w is on this host and reached through shm. */
 int tern_shm_coll_local(int w);
 
-/* Wakes world rank w if it sleeps waiting (it must be local): called after
- * publishing a flag that it may wait for. */
-void tern_shm_coll_wake(int w);
+/* World rank w's doorbell (doorbell.h), which a rank rings after
+ * publishing a flag that w may sleep waiting for; NULL when w is not
+ * reached through shm. Valid while the area exists. */
+struct tern_shm_doorbell *tern_shm_coll_doorbell(int w);
 
 /* From shm.c: the mapped segment and its layout, NULL while not connected. */
 struct tern_shm_layout;

@@ -568,10 +568,9 @@ int tern_shm_coll_local(int w)
     return shm_reachable(w) || (st.connected && w == st.rank);
 }
 
-void tern_shm_coll_wake(int w)
+struct tern_shm_doorbell *tern_shm_coll_doorbell(int w)
 {
-    if (shm_reachable(w))
-        tern_shm_doorbell_ring(st.peers[st.local_of[w]].db);
+    return shm_reachable(w) ? st.peers[st.local_of[w]].db : NULL;
 }
 
 static void shm_tunables(void)
