@@ -43,8 +43,9 @@ enum tern_err {
     TERN_EROOT = -29,      /* Invalid root. */
     TERN_EINFO = -30,      /* Invalid info object. */
     TERN_ENOTINIT = -31,   /* Called before MPI_Init or after MPI_Finalize. */
-    TERN_EDIMS = -32,      /* Invalid dimensions (MPI_Dims_create). */
-    TERN_E_COUNT_ = 33     /* Number of codes, for the table; not a code. */
+    TERN_EDIMS = -32,      /* Invalid dimensions (MPI_Dims_create, MPI_Cart_create). */
+    TERN_ETOPOLOGY = -33,  /* The communicator has no topology of the kind asked for. */
+    TERN_E_COUNT_ = 34     /* Number of codes, for the table; not a code. */
 };
 
 /* The MPI error class of a code (MPI_SUCCESS for 0). */

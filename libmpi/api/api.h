@@ -61,6 +61,9 @@ int tern_check_group(MPI_Group h, struct tern_group **out);
 /* MPI_INFO_NULL, the only info argument accepted until info objects exist;
  * defined in comm_api.c. */
 int tern_check_info_null(MPI_Info info);
+/* The first checks of a communicator constructor: initialized, comm valid,
+ * the output pointer not NULL; defined in comm_api.c. */
+int tern_check_comm_ctor(MPI_Comm comm, struct tern_comm **c, const void *newcomm);
 
 /* The usual checks of a send or receive call, in the standard's order. */
 int tern_check_xfer(const void *buf, MPI_Count count, MPI_Datatype type,

@@ -21,9 +21,7 @@ int tern_check_info_null(MPI_Info info)
     return TERN_EINFO;
 }
 
-/* The common first checks of a constructor: initialized, comm valid, the
- * output pointer not NULL. */
-static int check_ctor(MPI_Comm comm, struct tern_comm **c, const void *newcomm)
+int tern_check_comm_ctor(MPI_Comm comm, struct tern_comm **c, const void *newcomm)
 {
     int rc = tern_check_init();
     if (!rc)
@@ -107,7 +105,7 @@ static int dup_common(const char *fn, MPI_Comm comm, MPI_Info info, MPI_Comm *ne
                       int is_nb, MPI_Request *request)
 {
     struct tern_comm *c = NULL, *nc = NULL;
-    int rc = check_ctor(comm, &c, newcomm);
+    int rc = tern_check_comm_ctor(comm, &c, newcomm);
     if (!rc)
         rc = tern_check_info_null(info);
     if (!rc && is_nb)
@@ -157,7 +155,7 @@ int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MP
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     struct tern_comm *c = NULL, *nc = NULL;
-    int rc = check_ctor(comm, &c, newcomm);
+    int rc = tern_check_comm_ctor(comm, &c, newcomm);
     if (!rc && color < 0 && color != MPI_UNDEFINED) {
         tern_api_detail("invalid color %d: colors are >= 0, or MPI_UNDEFINED", color);
         rc = TERN_EARG;
@@ -174,7 +172,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     struct tern_comm *c = NULL, *nc = NULL;
-    int rc = check_ctor(comm, &c, newcomm);
+    int rc = tern_check_comm_ctor(comm, &c, newcomm);
     if (!rc && split_type != MPI_UNDEFINED && split_type != MPI_COMM_TYPE_SHARED &&
         split_type != MPI_COMM_TYPE_HW_UNGUIDED && split_type != MPI_COMM_TYPE_HW_GUIDED &&
         split_type != MPI_COMM_TYPE_RESOURCE_GUIDED) {
@@ -210,7 +208,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     struct tern_comm *c = NULL, *nc = NULL;
     struct tern_group *g;
-    int rc = check_ctor(comm, &c, newcomm);
+    int rc = tern_check_comm_ctor(comm, &c, newcomm);
     if (!rc)
         rc = tern_check_group(group, &g);
     if (!rc)
@@ -228,7 +226,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
 {
     struct tern_comm *c = NULL, *nc = NULL;
     struct tern_group *g;
-    int rc = check_ctor(comm, &c, newcomm);
+    int rc = tern_check_comm_ctor(comm, &c, newcomm);
     if (!rc)
         rc = tern_check_group(group, &g);
     if (!rc)

@@ -1,13 +1,14 @@
 /*
- * Process topologies: what Tern has of them so far. MPI_Dims_create, which
- * programs also use on its own to lay out a grid of ranks, and
- * MPI_Topo_test, which says that no communicator has a topology (the
- * constructors, MPI_Cart_create and the graph forms, are not implemented
- * yet and return MPI_ERR_UNSUPPORTED_OPERATION).
+ * Process topologies: MPI_Dims_create, which programs also use on its own
+ * to lay out a grid of ranks, and MPI_Topo_test. The constructors and
+ * queries are in cart_api.c and graph_api.c; the neighbourhood collectives
+ * are not implemented yet and return MPI_ERR_UNSUPPORTED_OPERATION.
  */
 #include <limits.h>
 
 #include "libmpi/api/api.h"
+#include "libmpi/core/comm.h"
+#include "libmpi/core/topo.h"
 #include "tern/err.h"
 
 /* The divisors of n, ascending (at most 1600 for an int); their count. */
@@ -123,6 +124,6 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
         rc = tern_check_ptr(status, "status");
     if (rc)
         return tern_api_error(c, "MPI_Topo_test", rc);
-    *status = MPI_UNDEFINED;
+    *status = c->topo ? c->topo->kind : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }

@@ -11,6 +11,7 @@
 #include "libmpi/core/errhandler.h"
 #include "libmpi/core/group.h"
 #include "libmpi/core/object.h"
+#include "libmpi/core/topo.h"
 #include "tern/err.h"
 
 static struct tern_comm world, self;
@@ -79,6 +80,7 @@ static void destroy(struct tern_comm *c)
     tern_errh_release(c->errh);
     free(c->nodes);
     tern_coll_shm_free(c);
+    tern_topo_free(c->topo);
     c->magic = TERN_MAGIC_DEAD;
     tern_obj_remove(c);
     free(c);

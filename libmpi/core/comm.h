@@ -61,6 +61,7 @@ struct tern_errhandler;
 struct tern_group;
 struct tern_coll_nodes;
 struct tern_coll_shm;
+struct tern_topo;
 struct tern_request;
 
 #define TERN_CTX_STEP 3   /* Context ids each new communicator takes. */
@@ -89,6 +90,8 @@ struct tern_comm {
     /* Its slot for collectives in shared memory (collectives/shm.h), once
      * its ranks agreed on one; freed with it. */
     struct tern_coll_shm *shm;
+    /* Its process topology (topo.h), NULL if none; freed with it. */
+    struct tern_topo *topo;
 };
 
 /* Sets up the predefined communicators from the world rank and size. */

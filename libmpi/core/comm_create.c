@@ -27,6 +27,7 @@
 #include "libmpi/core/datatype.h"
 #include "libmpi/core/group.h"
 #include "libmpi/core/object.h"
+#include "libmpi/core/topo.h"
 #include "libmpi/core/runtime.h"
 #include "libmpi/p2p/p2p.h"
 #include "tern/err.h"
@@ -74,6 +75,8 @@ int tern_comm_dup(struct tern_comm *parent, struct tern_comm **out)
     if (!rc) {
         rc = tern_attr_copy(&parent->attrs, TERN_ATTR_COMM, (void *)parent->handle,
                             &c->attrs, (void *)c->handle);
+        if (!rc)
+            rc = tern_topo_dup(parent->topo, &c->topo);
         if (rc)
             tern_comm_discard(c);
     }

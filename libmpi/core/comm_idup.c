@@ -37,6 +37,7 @@
 #include "libmpi/core/comm.h"
 #include "libmpi/core/datatype.h"
 #include "libmpi/core/op.h"
+#include "libmpi/core/topo.h"
 #include "tern/err.h"
 
 /* Ids no creation ever takes (both spaces end below them). */
@@ -100,6 +101,8 @@ int tern_comm_idup(struct tern_comm *parent, struct tern_comm **out,
     if (!rc)
         rc = tern_attr_copy(&parent->attrs, TERN_ATTR_COMM, (void *)parent->handle,
                             &c->attrs, (void *)c->handle);
+    if (!rc)
+        rc = tern_topo_dup(parent->topo, &c->topo);
     struct tern_sched *s = rc ? NULL : tern_sched_new(parent);
     struct idup *d = s ? tern_sched_scratch(s, sizeof *d) : NULL;
     if (!d) {

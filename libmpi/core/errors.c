@@ -45,6 +45,7 @@ static const struct err_entry table[TERN_E_COUNT_] = {
     [-TERN_EINFO] = { MPI_ERR_INFO, "invalid info object" },
     [-TERN_ENOTINIT] = { MPI_ERR_OTHER, "MPI is not initialized (called before MPI_Init or after MPI_Finalize)" },
     [-TERN_EDIMS] = { MPI_ERR_DIMS, "invalid dimensions" },
+    [-TERN_ETOPOLOGY] = { MPI_ERR_TOPOLOGY, "invalid topology" },
 };
 
 static const struct err_entry *lookup(int code)

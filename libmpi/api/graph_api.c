@@ -1,0 +1,434 @@
+/*
+ * Graph and distributed graph topologies: MPI_Graph_create, MPI_Graph_map,
+ * MPI_Dist_graph_create_adjacent, MPI_Dist_graph_create and their queries.
+ * As for Cartesian grids (cart_api.c), ranks are never reordered, and the
+ * queries copy at most as many entries as the caller's arrays hold.
+ *
+ * MPI_Dist_graph_create lets any process name any edge, so every process
+ * learns the whole edge list (an allgather of the edge counts, then of the
+ * edges) and keeps the edges that start or end at it, in the order of the
+ * ranks that named them.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "collectives/coll.h"
+#include "libmpi/api/api.h"
+#include "libmpi/core/comm.h"
+#include "libmpi/core/datatype.h"
+#include "libmpi/core/topo.h"
+#include "tern/err.h"
+
+/* Initialized, comm valid and with a topology of this kind. */
+static int check_topo(MPI_Comm comm, int kind, struct tern_comm **c)
+{
+    int rc = tern_check_init();
+    if (!rc)
+        rc = tern_check_comm(comm, c);
+    if (!rc && (!(*c)->topo || (*c)->topo->kind != kind)) {
+        tern_api_detail("%s has no %s topology", tern_comm_label(*c),
+                        kind == MPI_GRAPH ? "graph (MPI_Graph_create)"
+                                          : "distributed graph (MPI_Dist_graph_create*)");
+        rc = TERN_ETOPOLOGY;
+    }
+    return rc;
+}
+
+/* A rank named as a neighbour: in [0, n). `what` names the argument. */
+static int check_node(int r, int n, const char *what, int i)
+{
+    if (r >= 0 && r < n)
+        return 0;
+    tern_api_detail("invalid %s[%d] = %d: the nodes are 0 to %d", what, i, r, n - 1);
+    return TERN_ERANK;
+}
+
+/* MPI_Graph_create's description of a graph on at most `size` processes. */
+static int check_graph(int nnodes, const int index[], const int edges[], int size)
+{
+    if (nnodes < 0 || nnodes > size) {
+        tern_api_detail("invalid nnodes %d: the communicator has %d processes", nnodes, size);
+        return TERN_EARG;
+    }
+    int rc = nnodes > 0 ? tern_check_ptr(index, "index") : 0;
+    for (int i = 0; !rc && i < nnodes; i++)
+        if (index[i] < (i ? index[i - 1] : 0)) {
+            tern_api_detail("invalid index[%d] = %d: index counts the edges of nodes 0 to "
+                            "i, so it never decreases and starts at 0 or more", i, index[i]);
+            rc = TERN_EARG;
+        }
+    int nedges = rc || nnodes == 0 ? 0 : index[nnodes - 1];
+    if (!rc && nedges > 0)
+        rc = tern_check_ptr(edges, "edges");
+    for (int i = 0; !rc && i < nedges; i++)
+        rc = check_node(edges[i], nnodes, "edges", i);
+    return rc;
+}
+
+#pragma weak MPI_Graph_create = PMPI_Graph_create
+int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
+                      int reorder, MPI_Comm *comm_graph)
+{
+    (void)reorder;
+    struct tern_comm *c = NULL, *nc = NULL;
+    struct tern_topo *t = NULL;
+    int rc = tern_check_comm_ctor(comm_old, &c, comm_graph);
+    if (!rc)
+        rc = check_graph(nnodes, index, edges, c->size);
+    if (!rc)
+        rc = tern_topo_graph(nnodes, index, edges, &t);
+    if (!rc)
+        rc = tern_topo_split(c, c->rank < nnodes ? 0 : MPI_UNDEFINED, t, &nc);
+    if (rc)
+        return tern_api_error(c, "MPI_Graph_create", rc);
+    *comm_graph = nc ? nc->handle : MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Graph_map = PMPI_Graph_map
+int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[],
+                   int *newrank)
+{
+    struct tern_comm *c = NULL;
+    int rc = tern_check_init();
+    if (!rc)
+        rc = tern_check_comm(comm, &c);
+    if (!rc)
+        rc = check_graph(nnodes, index, edges, c->size);
+    if (!rc)
+        rc = tern_check_ptr(newrank, "newrank");
+    if (rc)
+        return tern_api_error(c, "MPI_Graph_map", rc);
+    *newrank = c->rank < nnodes ? c->rank : MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Graphdims_get = PMPI_Graphdims_get
+int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
+{
+    struct tern_comm *c = NULL;
+    int rc = check_topo(comm, MPI_GRAPH, &c);
+    if (!rc)
+        rc = tern_check_ptr(nnodes, "nnodes");
+    if (!rc)
+        rc = tern_check_ptr(nedges, "nedges");
+    if (rc)
+        return tern_api_error(c, "MPI_Graphdims_get", rc);
+    *nnodes = c->topo->nnodes;
+    *nedges = c->topo->nedges;
+    return MPI_SUCCESS;
+}
+
+/* Copies min(n, max) ints (max < 0 is an error); `what` names the
+ * caller's array for messages. */
+static int copy_out(int *to, const int *from, int n, int max, const char *maxname,
+                    const char *what)
+{
+    if (max < 0) {
+        tern_api_detail("invalid %s %d", maxname, max);
+        return TERN_EARG;
+    }
+    int k = n < max ? n : max;
+    int rc = k > 0 ? tern_check_ptr(to, what) : 0;
+    for (int i = 0; !rc && i < k; i++)
+        to[i] = from[i];
+    return rc;
+}
+
+#pragma weak MPI_Graph_get = PMPI_Graph_get
+int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
+{
+    struct tern_comm *c = NULL;
+    int rc = check_topo(comm, MPI_GRAPH, &c);
+    if (!rc)
+        rc = copy_out(index, c->topo->index, c->topo->nnodes, maxindex, "maxindex", "index");
+    if (!rc)
+        rc = copy_out(edges, c->topo->edges, c->topo->nedges, maxedges, "maxedges", "edges");
+    if (rc)
+        return tern_api_error(c, "MPI_Graph_get", rc);
+    return MPI_SUCCESS;
+}
+
+/* A graph node's neighbours: their count and where they start in edges. */
+static int neighbours(const struct tern_comm *c, int rank, int *first, int *n)
+{
+    const struct tern_topo *t = c->topo;
+    if (rank < 0 || rank >= t->nnodes) {
+        tern_api_detail("invalid rank %d: the graph has nodes 0 to %d", rank, t->nnodes - 1);
+        return TERN_ERANK;
+    }
+    *first = rank ? t->index[rank - 1] : 0;
+    *n = t->index[rank] - *first;
+    return 0;
+}
+
+#pragma weak MPI_Graph_neighbors_count = PMPI_Graph_neighbors_count
+int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
+{
+    struct tern_comm *c = NULL;
+    int first = 0, n = 0;
+    int rc = check_topo(comm, MPI_GRAPH, &c);
+    if (!rc)
+        rc = neighbours(c, rank, &first, &n);
+    if (!rc)
+        rc = tern_check_ptr(nneighbors, "nneighbors");
+    if (rc)
+        return tern_api_error(c, "MPI_Graph_neighbors_count", rc);
+    *nneighbors = n;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Graph_neighbors = PMPI_Graph_neighbors
+int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
+{
+    struct tern_comm *c = NULL;
+    int first = 0, n = 0;
+    int rc = check_topo(comm, MPI_GRAPH, &c);
+    if (!rc)
+        rc = neighbours(c, rank, &first, &n);
+    if (!rc)
+        rc = copy_out(neighbors, c->topo->edges + first, n, maxneighbors, "maxneighbors",
+                      "neighbors");
+    if (rc)
+        return tern_api_error(c, "MPI_Graph_neighbors", rc);
+    return MPI_SUCCESS;
+}
+
+/* Distributed graphs ---------------------------------------------------- */
+
+/* One side of MPI_Dist_graph_create_adjacent: degree ranks and their
+ * weights (MPI_UNWEIGHTED, or MPI_WEIGHTS_EMPTY for degree 0, allowed). */
+static int check_side(int degree, const int ranks[], const int weights[], int size,
+                      const char *dname, const char *rname, const char *wname)
+{
+    if (degree < 0) {
+        tern_api_detail("invalid %s %d", dname, degree);
+        return TERN_EARG;
+    }
+    int rc = degree > 0 ? tern_check_ptr(ranks, rname) : 0;
+    for (int i = 0; !rc && i < degree; i++)
+        rc = check_node(ranks[i], size, rname, i);
+    if (rc || degree == 0 || weights == MPI_UNWEIGHTED)
+        return rc;
+    if (!weights || weights == MPI_WEIGHTS_EMPTY) {
+        tern_api_detail("invalid %s: %s is %d, so it needs %d weights (or MPI_UNWEIGHTED)",
+                        wname, dname, degree, degree);
+        return TERN_EARG;
+    }
+    for (int i = 0; i < degree; i++)
+        if (weights[i] < 0) {
+            tern_api_detail("invalid %s[%d] = %d: weights are 0 or more", wname, i, weights[i]);
+            return TERN_EARG;
+        }
+    return 0;
+}
+
+/* Weights to store: NULL (all 1) for MPI_UNWEIGHTED or an empty side. */
+static const int *weights_of(const int *w, int degree)
+{
+    return w == MPI_UNWEIGHTED || degree == 0 ? NULL : w;
+}
+
+#pragma weak MPI_Dist_graph_create_adjacent = PMPI_Dist_graph_create_adjacent
+int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+                                    const int sourceweights[], int outdegree,
+                                    const int destinations[], const int destweights[],
+                                    MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
+{
+    (void)reorder;
+    struct tern_comm *c = NULL, *nc = NULL;
+    struct tern_topo *t = NULL;
+    int rc = tern_check_comm_ctor(comm_old, &c, comm_dist_graph);
+    if (!rc)
+        rc = tern_check_info_null(info);
+    if (!rc)
+        rc = check_side(indegree, sources, sourceweights, c->size, "indegree", "sources",
+                        "sourceweights");
+    if (!rc)
+        rc = check_side(outdegree, destinations, destweights, c->size, "outdegree",
+                        "destinations", "destweights");
+    if (!rc)
+        rc = tern_topo_dist_graph(indegree, sources, weights_of(sourceweights, indegree),
+                                  outdegree, destinations, weights_of(destweights, outdegree),
+                                  sourceweights != MPI_UNWEIGHTED, &t);
+    if (!rc)
+        rc = tern_topo_split(c, 0, t, &nc);
+    if (rc)
+        return tern_api_error(c, "MPI_Dist_graph_create_adjacent", rc);
+    *comm_dist_graph = nc->handle;
+    return MPI_SUCCESS;
+}
+
+/* MPI_Dist_graph_create's edges named here: n sources, degrees[i] edges
+ * from sources[i], to the ranks in destinations, with their weights. *m
+ * is the number of edges. */
+static int check_edges(int n, const int sources[], const int degrees[],
+                       const int destinations[], const int weights[], int size, int *m)
+{
+    if (n < 0) {
+        tern_api_detail("invalid n %d", n);
+        return TERN_EARG;
+    }
+    int rc = n > 0 ? tern_check_ptr(sources, "sources") : 0;
+    if (!rc && n > 0)
+        rc = tern_check_ptr(degrees, "degrees");
+    long total = 0;
+    for (int i = 0; !rc && i < n; i++) {
+        rc = check_node(sources[i], size, "sources", i);
+        if (!rc && degrees[i] < 0) {
+            tern_api_detail("invalid degrees[%d] = %d", i, degrees[i]);
+            rc = TERN_EARG;
+        }
+        if (!rc && (total += degrees[i]) > INT32_MAX / 3) {
+            tern_api_detail("too many edges: degrees add up to more than %d", INT32_MAX / 3);
+            rc = TERN_EARG;
+        }
+    }
+    *m = (int)total;
+    if (rc || total == 0)
+        return rc;
+    return check_side((int)total, destinations, weights, size, "the sum of degrees",
+                      "destinations", "weights");
+}
+
+/* Every process's edges, as (source, destination, weight) triples: *all,
+ * *nall triples in all. */
+static int gather_edges(struct tern_comm *c, const int *mine, int m, int **all, int *nall)
+{
+    const struct tern_dtype *int_t = tern_dtype_get(MPI_INT);
+    int p = c->size, mine3 = 3 * m;
+    int *counts = malloc((size_t)p * sizeof(int));
+    size_t *rcounts = malloc((size_t)p * 2 * sizeof(size_t));
+    int rc = counts && rcounts ? 0 : TERN_ENOMEM;
+    if (!rc)
+        rc = tern_coll_allgather(&mine3, 1, int_t, counts, 1, int_t, c);
+    size_t total = 0;
+    for (int r = 0; !rc && r < p; r++) {
+        rcounts[r] = (size_t)counts[r];
+        rcounts[p + r] = total;
+        total += (size_t)counts[r];
+    }
+    *all = rc ? NULL : malloc(total * sizeof(int) + 1);
+    if (!rc && !*all)
+        rc = TERN_ENOMEM;
+    if (!rc) {
+        struct tern_coll_args a = { .kind = TERN_COLL_ALLGATHERV, .comm = c, .sbuf = mine,
+                                    .scount = (size_t)mine3, .sdt = int_t, .rbuf = *all,
+                                    .rdt = int_t, .rcounts = rcounts, .rdispls = rcounts + p };
+        rc = tern_coll_run(&a, NULL);
+    }
+    *nall = (int)(total / 3);
+    free(counts);
+    free(rcounts);
+    return rc;
+}
+
+/* The topology of this process from every process's edges. */
+static int topo_from_edges(int me, const int *all, int nall, int weighted,
+                           struct tern_topo **out)
+{
+    int nin = 0, nout = 0;
+    for (int e = 0; e < nall; e++) {
+        nin += all[3 * e + 1] == me;
+        nout += all[3 * e] == me;
+    }
+    int *v = malloc(2 * ((size_t)nin + (size_t)nout) * sizeof(int) + 1);
+    if (!v)
+        return TERN_ENOMEM;
+    int *src = v, *sw = src + nin, *dst = sw + nin, *dw = dst + nout, i = 0, o = 0;
+    for (int e = 0; e < nall; e++) {
+        const int *x = all + 3 * e;
+        if (x[1] == me) {
+            src[i] = x[0];
+            sw[i++] = x[2];
+        }
+        if (x[0] == me) {
+            dst[o] = x[1];
+            dw[o++] = x[2];
+        }
+    }
+    int rc = tern_topo_dist_graph(nin, src, sw, nout, dst, dw, weighted, out);
+    free(v);
+    return rc;
+}
+
+#pragma weak MPI_Dist_graph_create = PMPI_Dist_graph_create
+int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+                           const int destinations[], const int weights[], MPI_Info info,
+                           int reorder, MPI_Comm *comm_dist_graph)
+{
+    (void)reorder;
+    struct tern_comm *c = NULL, *nc = NULL;
+    struct tern_topo *t = NULL;
+    int m = 0, nall = 0, *mine = NULL, *all = NULL;
+    int rc = tern_check_comm_ctor(comm_old, &c, comm_dist_graph);
+    if (!rc)
+        rc = tern_check_info_null(info);
+    if (!rc)
+        rc = check_edges(n, sources, degrees, destinations, weights, c->size, &m);
+    if (!rc && !(mine = malloc(3 * (size_t)m * sizeof(int) + 1)))
+        rc = TERN_ENOMEM;
+    for (int i = 0, e = 0; !rc && i < n; i++)
+        for (int k = 0; k < degrees[i]; k++, e++) {
+            mine[3 * e] = sources[i];
+            mine[3 * e + 1] = destinations[e];
+            mine[3 * e + 2] = weights == MPI_UNWEIGHTED || weights == MPI_WEIGHTS_EMPTY
+                                  ? 1 : weights[e];
+        }
+    if (!rc)
+        rc = gather_edges(c, mine, m, &all, &nall);
+    if (!rc)
+        rc = topo_from_edges(c->rank, all, nall, weights != MPI_UNWEIGHTED, &t);
+    free(mine);
+    free(all);
+    if (!rc)
+        rc = tern_topo_split(c, 0, t, &nc);
+    if (rc)
+        return tern_api_error(c, "MPI_Dist_graph_create", rc);
+    *comm_dist_graph = nc->handle;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Dist_graph_neighbors_count = PMPI_Dist_graph_neighbors_count
+int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree,
+                                    int *weighted)
+{
+    struct tern_comm *c = NULL;
+    int rc = check_topo(comm, MPI_DIST_GRAPH, &c);
+    if (!rc)
+        rc = tern_check_ptr(indegree, "indegree");
+    if (!rc)
+        rc = tern_check_ptr(outdegree, "outdegree");
+    if (!rc)
+        rc = tern_check_ptr(weighted, "weighted");
+    if (rc)
+        return tern_api_error(c, "MPI_Dist_graph_neighbors_count", rc);
+    *indegree = c->topo->indegree;
+    *outdegree = c->topo->outdegree;
+    *weighted = c->topo->weighted;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Dist_graph_neighbors = PMPI_Dist_graph_neighbors
+int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[],
+                              int sourceweights[], int maxoutdegree, int destinations[],
+                              int destweights[])
+{
+    struct tern_comm *c = NULL;
+    int rc = check_topo(comm, MPI_DIST_GRAPH, &c);
+    const struct tern_topo *t = rc ? NULL : c->topo;
+    if (!rc)
+        rc = copy_out(sources, t->sources, t->indegree, maxindegree, "maxindegree", "sources");
+    if (!rc && sourceweights != MPI_UNWEIGHTED)
+        rc = copy_out(sourceweights, t->sourceweights, t->indegree, maxindegree,
+                      "maxindegree", "sourceweights");
+    if (!rc)
+        rc = copy_out(destinations, t->dests, t->outdegree, maxoutdegree, "maxoutdegree",
+                      "destinations");
+    if (!rc && destweights != MPI_UNWEIGHTED)
+        rc = copy_out(destweights, t->destweights, t->outdegree, maxoutdegree,
+                      "maxoutdegree", "destweights");
+    if (rc)
+        return tern_api_error(c, "MPI_Dist_graph_neighbors", rc);
+    return MPI_SUCCESS;
+}
