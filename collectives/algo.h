@@ -131,6 +131,9 @@ tern_coll_builder tern_coll_reduce_scatter_two_level;
 tern_coll_builder tern_coll_scan_two_level;
 tern_coll_builder tern_coll_exscan_two_level;
 
+/* The neighbourhood collectives, all five forms. */
+tern_coll_builder tern_coll_neighbor_linear;
+
 /* Through shared memory, on one host; shm.h has what they share. */
 tern_coll_builder tern_coll_barrier_shm;
 tern_coll_runner tern_coll_barrier_shm_run;

@@ -12,8 +12,11 @@
  *   tern_coll_sblock(a, j)  what this rank sends to rank j (Allgather: its
  *                           own send buffer whatever j is).
  *
+ * The neighbourhood collectives use them too, with j the index of a
+ * neighbour (neighbor_linear.c).
+ *
  * Displacements are in elements of the type for the v forms and in bytes
- * for Alltoallw, as MPI says. With sbuf == MPI_IN_PLACE the input lives in
+ * for the w forms, as MPI says. With sbuf == MPI_IN_PLACE the input lives in
  * the receive buffer, so tern_coll_sblock returns the receive block (the
  * all-to-all builders must then save a block before it is overwritten).
  * Nothing here allocates or fails.
@@ -37,11 +40,14 @@ static inline struct tern_coll_block tern_coll_rblock(const struct tern_coll_arg
     switch (a->kind) {
     case TERN_COLL_ALLGATHERV:
     case TERN_COLL_ALLTOALLV:
+    case TERN_COLL_NEIGHBOR_ALLGATHERV:
+    case TERN_COLL_NEIGHBOR_ALLTOALLV:
         b.buf = tern_coll_elem(a->rbuf, a->rdispls[j], a->rdt);
         b.count = a->rcounts[j];
         b.dt = a->rdt;
         break;
     case TERN_COLL_ALLTOALLW:
+    case TERN_COLL_NEIGHBOR_ALLTOALLW:
         b.buf = (char *)a->rbuf + (ptrdiff_t)a->rdispls[j];
         b.count = a->rcounts[j];
         b.dt = a->rdts[j];
@@ -62,22 +68,26 @@ static inline struct tern_coll_block tern_coll_sblock(const struct tern_coll_arg
     struct tern_coll_block b;
     switch (a->kind) {
     case TERN_COLL_ALLTOALL:
+    case TERN_COLL_NEIGHBOR_ALLTOALL:
         b.buf = tern_coll_elem(a->sbuf, (size_t)j * a->scount, a->sdt);
         b.count = a->scount;
         b.dt = a->sdt;
         break;
     case TERN_COLL_ALLTOALLV:
+    case TERN_COLL_NEIGHBOR_ALLTOALLV:
         b.buf = tern_coll_elem(a->sbuf, a->sdispls[j], a->sdt);
         b.count = a->scounts[j];
         b.dt = a->sdt;
         break;
     case TERN_COLL_ALLTOALLW:
+    case TERN_COLL_NEIGHBOR_ALLTOALLW:
         b.buf = (char *)a->sbuf + (ptrdiff_t)a->sdispls[j];
         b.count = a->scounts[j];
         b.dt = a->sdts[j];
         break;
     default:
-        /* Allgather(v): the same send buffer for every peer. */
+        /* Allgather(v), also over neighbours: the same send buffer for
+         * every peer. */
         b.buf = (void *)a->sbuf;
         b.count = a->scount;
         b.dt = a->sdt;

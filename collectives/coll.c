@@ -10,17 +10,22 @@
 #include "collectives/nodes.h"
 #include "collectives/shm.h"
 #include "libmpi/core/comm.h"
+#include "libmpi/core/topo.h"
 #include "tern/err.h"
 
 /* A nonblocking collective keeps the user's types and op alive: the user
  * may free them as soon as the call returns. */
 static void keep_objects(struct tern_sched *s, const struct tern_coll_args *a)
 {
+    /* The w forms have a type per rank, or per neighbour. */
+    int ns = a->comm->size, nr = ns;
+    if (a->kind == TERN_COLL_NEIGHBOR_ALLTOALLW)
+        tern_topo_neighbors(a->comm->topo, a->rank, &nr, NULL, &ns, NULL);
     tern_sched_keep_dtype(s, a->sdt);
     tern_sched_keep_dtype(s, a->rdt);
-    for (int i = 0; a->sdts && i < a->comm->size; i++)
+    for (int i = 0; a->sdts && i < ns; i++)
         tern_sched_keep_dtype(s, a->sdts[i]);
-    for (int i = 0; a->rdts && i < a->comm->size; i++)
+    for (int i = 0; a->rdts && i < nr; i++)
         tern_sched_keep_dtype(s, a->rdts[i]);
     tern_sched_keep_op(s, a->op);
 }

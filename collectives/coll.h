@@ -58,6 +58,12 @@ enum tern_coll_kind {
     TERN_COLL_REDUCE_SCATTER_BLOCK,
     TERN_COLL_SCAN,
     TERN_COLL_EXSCAN,
+    /* Over the neighbours of a process topology (libmpi/core/topo.h). */
+    TERN_COLL_NEIGHBOR_ALLGATHER,
+    TERN_COLL_NEIGHBOR_ALLGATHERV,
+    TERN_COLL_NEIGHBOR_ALLTOALL,
+    TERN_COLL_NEIGHBOR_ALLTOALLV,
+    TERN_COLL_NEIGHBOR_ALLTOALLW,
     TERN_COLL_NKINDS
 };
 

@@ -56,6 +56,11 @@ static struct coll_table tables[TERN_COLL_NKINDS] = {
                                          &tern_coll_menu_reduce_scatter, NULL },
     [TERN_COLL_SCAN] = { "scan", &tern_coll_menu_scan, NULL },
     [TERN_COLL_EXSCAN] = { "exscan", &tern_coll_menu_exscan, NULL },
+    [TERN_COLL_NEIGHBOR_ALLGATHER] = { "neighbor_allgather", &tern_coll_menu_neighbor, NULL },
+    [TERN_COLL_NEIGHBOR_ALLGATHERV] = { "neighbor_allgatherv", &tern_coll_menu_neighbor, NULL },
+    [TERN_COLL_NEIGHBOR_ALLTOALL] = { "neighbor_alltoall", &tern_coll_menu_neighbor, NULL },
+    [TERN_COLL_NEIGHBOR_ALLTOALLV] = { "neighbor_alltoallv", &tern_coll_menu_neighbor, NULL },
+    [TERN_COLL_NEIGHBOR_ALLTOALLW] = { "neighbor_alltoallw", &tern_coll_menu_neighbor, NULL },
 };
 
 const char *tern_coll_kind_name(enum tern_coll_kind kind)

@@ -44,5 +44,7 @@ extern const struct tern_coll_menu tern_coll_menu_allgatherv;
 extern const struct tern_coll_menu tern_coll_menu_alltoall;
 /* Alltoallv and Alltoallw. */
 extern const struct tern_coll_menu tern_coll_menu_alltoallv;
+/* The five neighbourhood collectives. */
+extern const struct tern_coll_menu tern_coll_menu_neighbor;
 
 #endif

@@ -311,3 +311,17 @@ const struct tern_coll_menu tern_coll_menu_alltoall =
     TERN_COLL_MENU(alltoall_algos, choose_alltoall);
 const struct tern_coll_menu tern_coll_menu_alltoallv =
     TERN_COLL_MENU(alltoallv_algos, choose_alltoallv);
+
+/* The neighbourhood collectives: one algorithm, every message at once. */
+static const struct tern_coll_algo neighbor_algos[] = {
+    { .name = "linear", .build = tern_coll_neighbor_linear },
+};
+
+static const struct tern_coll_algo *choose_neighbor(const struct tern_coll_args *a)
+{
+    (void)a;
+    return &neighbor_algos[0];
+}
+
+const struct tern_coll_menu tern_coll_menu_neighbor =
+    TERN_COLL_MENU(neighbor_algos, choose_neighbor);

@@ -199,42 +199,6 @@ int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const M
 
 /* Alltoallw ------------------------------------------------------------------ */
 
-/* One side of an Alltoallw: counts, byte displacements, one type per rank,
- * and a buffer for the data; *bytes_out is its amount. */
-static int w_side(struct tern_api_coll *x, const void *buf, const char *prefix,
-                  struct tern_api_array counts, struct tern_api_array displs,
-                  const char *dname, const MPI_Datatype *types, const size_t **c,
-                  const size_t **d, const struct tern_dtype *const **dts, size_t *bytes_out)
-{
-    int p = x->a.comm->size;
-    size_t total = 0;
-    char bname[32], cname[32], tname[32], why[128];
-    snprintf(bname, sizeof(bname), "%sbuf", prefix);
-    snprintf(cname, sizeof(cname), "%scounts", prefix);
-    snprintf(tname, sizeof(tname), "%stypes", prefix);
-    int rc = tern_api_coll_counts(x, counts, p, cname, c, &total);
-    if (!rc)
-        rc = tern_api_coll_displs(x, displs, p, dname, d);
-    if (!rc)
-        rc = tern_api_coll_types(x, types, *c, p, tname, dts);
-    if (rc)
-        return rc;
-    *bytes_out = 0;
-    for (int i = 0; i < p; i++) {
-        size_t size = (*dts)[i]->size;
-        if (size && (*c)[i] > (SIZE_MAX / 2 - *bytes_out) / size) {
-            tern_api_detail("invalid %s: the data of %s and %s does not fit in memory",
-                            cname, cname, tname);
-            return TERN_ECOUNT;
-        }
-        *bytes_out += (*c)[i] * size;
-    }
-    if (tern_coll_buf_ok(buf, *bytes_out, tern_dtype_get(MPI_BYTE)))
-        return 0;
-    snprintf(why, sizeof(why), "%s and %s giving %zu bytes", cname, tname, *bytes_out);
-    return tern_check_coll_buf(buf, bname, *bytes_out, tern_dtype_get(MPI_BYTE), why);
-}
-
 static int alltoallw(const char *fn, const void *sbuf, struct tern_api_array scounts,
                      struct tern_api_array sdispls, const MPI_Datatype stypes[], void *rbuf,
                      struct tern_api_array rcounts, struct tern_api_array rdispls,
@@ -246,13 +210,13 @@ static int alltoallw(const char *fn, const void *sbuf, struct tern_api_array sco
     size_t sbytes = 0, rbytes = 0;
     int rc = tern_api_coll_begin(comm, req, &a->comm);
     if (!rc && sbuf != MPI_IN_PLACE)
-        rc = w_side(&x, sbuf, "send", scounts, sdispls, "sdispls", stypes, &a->scounts,
-                    &a->sdispls, &a->sdts, &sbytes);
+        rc = tern_check_coll_wside(&x, sbuf, "send", scounts, sdispls, "sdispls", stypes,
+                                   &a->scounts, &a->sdispls, &a->sdts, &sbytes);
     if (!rc)
         rc = tern_check_not_in_place(rbuf, "recvbuf", RECV_RULE);
     if (!rc)
-        rc = w_side(&x, rbuf, "recv", rcounts, rdispls, "rdispls", rtypes, &a->rcounts,
-                    &a->rdispls, &a->rdts, &rbytes);
+        rc = tern_check_coll_wside(&x, rbuf, "recv", rcounts, rdispls, "rdispls", rtypes,
+                                   &a->rcounts, &a->rdispls, &a->rdts, &rbytes);
     if (!rc)
         rc = tern_check_alias(sbuf, sbytes, rbuf, rbytes);
     return tern_api_coll_run(fn, &x, rc, req);

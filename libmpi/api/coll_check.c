@@ -129,6 +129,12 @@ int tern_check_coll_side(const void *buf, MPI_Count count, int nblocks, MPI_Data
     return check_side_slow(buf, count, nblocks, type, prefix, dt);
 }
 
+/* Entries of the count arrays of a v or w form. */
+static int nblocks(const struct tern_api_coll *x)
+{
+    return x->nblocks ? x->nblocks : x->a.comm->size;
+}
+
 int tern_check_coll_vside(struct tern_api_coll *x, const void *buf, const char *prefix,
                           struct tern_api_array counts, struct tern_api_array displs,
                           const char *dname, MPI_Datatype type, const size_t **c,
@@ -138,15 +144,50 @@ int tern_check_coll_vside(struct tern_api_coll *x, const void *buf, const char *
     snprintf(bname, sizeof(bname), "%sbuf", prefix);
     snprintf(cname, sizeof(cname), "%scounts", prefix);
     snprintf(tname, sizeof(tname), "%stype", prefix);
-    int rc = tern_api_coll_counts(x, counts, x->a.comm->size, cname, c, total);
+    int rc = tern_api_coll_counts(x, counts, nblocks(x), cname, c, total);
     if (!rc)
-        rc = tern_api_coll_displs(x, displs, x->a.comm->size, dname, d);
+        rc = tern_api_coll_displs(x, displs, nblocks(x), dname, d);
     if (!rc)
         rc = tern_check_coll_type(type, tname, dt);
     if (rc || tern_coll_buf_ok(buf, *total, *dt))
         return rc;
     snprintf(why, sizeof(why), "%s adding up to %zu", cname, *total);
     return tern_check_coll_buf(buf, bname, *total, *dt, why);
+}
+
+int tern_check_coll_wside(struct tern_api_coll *x, const void *buf, const char *prefix,
+                          struct tern_api_array counts, struct tern_api_array displs,
+                          const char *dname, const MPI_Datatype *types, const size_t **c,
+                          const size_t **d, const struct tern_dtype *const **dts,
+                          size_t *bytes_out)
+{
+    int p = nblocks(x);
+    size_t total = 0;
+    char bname[32], cname[32], tname[32], why[128];
+    snprintf(bname, sizeof(bname), "%sbuf", prefix);
+    snprintf(cname, sizeof(cname), "%scounts", prefix);
+    snprintf(tname, sizeof(tname), "%stypes", prefix);
+    int rc = tern_api_coll_counts(x, counts, p, cname, c, &total);
+    if (!rc)
+        rc = tern_api_coll_displs(x, displs, p, dname, d);
+    if (!rc)
+        rc = tern_api_coll_types(x, types, *c, p, tname, dts);
+    if (rc)
+        return rc;
+    *bytes_out = 0;
+    for (int i = 0; i < p; i++) {
+        size_t size = (*dts)[i]->size;
+        if (size && (*c)[i] > (SIZE_MAX / 2 - *bytes_out) / size) {
+            tern_api_detail("invalid %s: the data of %s and %s does not fit in memory",
+                            cname, cname, tname);
+            return TERN_ECOUNT;
+        }
+        *bytes_out += (*c)[i] * size;
+    }
+    if (tern_coll_buf_ok(buf, *bytes_out, tern_dtype_get(MPI_BYTE)))
+        return 0;
+    snprintf(why, sizeof(why), "%s and %s giving %zu bytes", cname, tname, *bytes_out);
+    return tern_check_coll_buf(buf, bname, *bytes_out, tern_dtype_get(MPI_BYTE), why);
 }
 
 int tern_check_not_in_place(const void *buf, const char *name, const char *rule)

@@ -60,6 +60,9 @@ struct tern_api_coll {
     struct tern_coll_args a;
     void *owned[TERN_API_COLL_OWNED];
     int nowned;
+    /* Entries of the count arrays of the v and w forms: 0 for the
+     * communicator's size; a neighbourhood collective's degree. */
+    int nblocks;
 };
 
 /* The checks every collective starts with: initialized, a valid
@@ -111,12 +114,21 @@ int tern_check_coll_side(const void *buf, MPI_Count count, int nblocks, MPI_Data
 
 /* The argument group of one side of a v form: buf, the counts array
  * ("sendcounts" or "recvcounts" by prefix), the displacements array (named
- * dname) and the type, for a communicator of x->a.comm->size ranks. Sets
- * the converted arrays, *dt and *total, the sum of the counts. */
+ * dname) and the type, with x->nblocks entries in each array. Sets the
+ * converted arrays, *dt and *total, the sum of the counts. */
 int tern_check_coll_vside(struct tern_api_coll *x, const void *buf, const char *prefix,
                           struct tern_api_array counts, struct tern_api_array displs,
                           const char *dname, MPI_Datatype type, const size_t **c,
                           const size_t **d, const struct tern_dtype **dt, size_t *total);
+
+/* One side of a w form: counts, byte displacements, one type per entry
+ * (x->nblocks of each) and a buffer for the data; *bytes_out is its
+ * amount. */
+int tern_check_coll_wside(struct tern_api_coll *x, const void *buf, const char *prefix,
+                          struct tern_api_array counts, struct tern_api_array displs,
+                          const char *dname, const MPI_Datatype *types, const size_t **c,
+                          const size_t **d, const struct tern_dtype *const **dts,
+                          size_t *bytes_out);
 
 /* buf is MPI_IN_PLACE where the call does not allow it: `rule` completes
  * the message ("only sendbuf may be MPI_IN_PLACE"). */

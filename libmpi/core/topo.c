@@ -145,3 +145,53 @@ int tern_topo_split(struct tern_comm *parent, int color, struct tern_topo *t,
         tern_topo_free(t);
     return rc;
 }
+
+/* Fills n ints of to (if not NULL) from from. */
+static void fill(int *to, const int *from, int n)
+{
+    for (int i = 0; to && i < n; i++)
+        to[i] = from[i];
+}
+
+/* The Cartesian neighbours of r (if nb is not NULL): per dimension the
+ * ranks one step down and one step up, if the grid goes on there. A step
+ * in dimension d moves the rank by the product of the later dimensions. */
+static void cart_neighbors(const struct tern_topo *t, int r, int *nb)
+{
+    long stride = 1;
+    for (int d = t->ndims - 1; nb && d >= 0; d--) {
+        int n = t->dims[d], c = (int)(r / stride % n);
+        for (int side = 0; side < 2; side++) {
+            int to = c + (side ? 1 : -1);
+            if (t->periods[d])
+                to = (to + n) % n;
+            nb[2 * d + side] = to < 0 || to >= n ? MPI_PROC_NULL
+                                                 : (int)(r + (to - c) * stride);
+        }
+        stride *= n;
+    }
+}
+
+void tern_topo_neighbors(const struct tern_topo *t, int r, int *nin, int *in, int *nout,
+                         int *out)
+{
+    switch (t->kind) {
+    case MPI_CART:
+        *nin = *nout = 2 * t->ndims;
+        cart_neighbors(t, r, in);
+        cart_neighbors(t, r, out);
+        break;
+    case MPI_GRAPH: {
+        int first = r ? t->index[r - 1] : 0;
+        *nin = *nout = t->index[r] - first;
+        fill(in, t->edges + first, *nin);
+        fill(out, t->edges + first, *nout);
+        break;
+    }
+    default:
+        *nin = t->indegree;
+        *nout = t->outdegree;
+        fill(in, t->sources, *nin);
+        fill(out, t->dests, *nout);
+    }
+}

@@ -65,6 +65,16 @@ void tern_topo_cart_coords(const struct tern_topo *t, int r, int *coords);
  * (MPI_PROC_NULL for shifts; an error for MPI_Cart_rank). */
 int tern_topo_cart_rank(const struct tern_topo *t, const int *coords);
 
+/* The neighbours of rank r for the neighbourhood collectives, in the
+ * standard's order: *nin sources and *nout destinations. For a Cartesian
+ * grid, per dimension the neighbour in the negative direction and then
+ * the one in the positive direction, MPI_PROC_NULL where the grid ends;
+ * for a graph, r's edges as both lists; for a distributed graph (r must
+ * be the calling process) its sources and destinations. in and out may be
+ * NULL, for the counts alone. */
+void tern_topo_neighbors(const struct tern_topo *t, int r, int *nin, int *in, int *nout,
+                         int *out);
+
 /* Cartesian: the number of ranks in the grid (1 for ndims 0). */
 long tern_topo_cart_size(int ndims, const int *dims);
 
