@@ -74,14 +74,6 @@ int tern_coll_run(struct tern_coll_args *a, struct tern_request **req)
     return tern_sched_start(&s, NULL);
 }
 
-int tern_coll_barrier(struct tern_comm *comm)
-{
-    if (!tern_coll_barrier_quick(comm))
-        return 0;
-    struct tern_coll_args a = { .kind = TERN_COLL_BARRIER, .comm = comm };
-    return tern_coll_run(&a, NULL);
-}
-
 int tern_coll_bcast(void *buf, size_t count, const struct tern_dtype *dt,
                     int root, struct tern_comm *comm)
 {

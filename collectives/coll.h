@@ -106,7 +106,6 @@ void tern_coll_read_tunables(void);
 
 /* Shortcuts for blocking calls inside the library. */
 
-int tern_coll_barrier(struct tern_comm *comm);
 int tern_coll_bcast(void *buf, size_t count, const struct tern_dtype *dt,
                     int root, struct tern_comm *comm);
 int tern_coll_reduce(const void *sbuf, void *rbuf, size_t count,

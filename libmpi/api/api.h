@@ -64,6 +64,13 @@ int tern_check_info_null(MPI_Info info);
 /* The first checks of a communicator constructor: initialized, comm valid,
  * the output pointer not NULL; defined in comm_api.c. */
 int tern_check_comm_ctor(MPI_Comm comm, struct tern_comm **c, const void *newcomm);
+/* The topology constructors' agreement, before they build anything: each
+ * rank passes its own verdict rc on its arguments and a fingerprint of
+ * those that must be alike everywhere (tern_topo_fingerprint; 0 where
+ * none must). Returns rc, or TERN_EARG on every other rank when some rank
+ * failed or the fingerprints differ, so that no rank waits for one that
+ * gave up. One allreduce; defined in topo_api.c. */
+int tern_api_topo_agree(struct tern_comm *c, int rc, uint64_t fingerprint);
 
 /* The usual checks of a send or receive call, in the standard's order. */
 int tern_check_xfer(const void *buf, MPI_Count count, MPI_Datatype type,

@@ -56,6 +56,17 @@ static int check_grid(int ndims, const int dims[], const int periods[], int size
     return rc;
 }
 
+/* What must be alike on every rank: the number of dimensions, the
+ * dimensions, whether each is periodic (or, for MPI_Cart_sub, kept). */
+static uint64_t flags_fingerprint(uint64_t h, const int *flags, int n)
+{
+    for (int i = 0; i < n; i++) {
+        int f = flags[i] != 0;
+        h = tern_topo_fingerprint(h, &f, 1);
+    }
+    return h;
+}
+
 #pragma weak MPI_Cart_create = PMPI_Cart_create
 int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
                      int reorder, MPI_Comm *comm_cart)
@@ -65,8 +76,12 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
     struct tern_topo *t = NULL;
     int n = 0;
     int rc = tern_check_comm_ctor(comm_old, &c, comm_cart);
-    if (!rc)
-        rc = check_grid(ndims, dims, periods, c->size, &n);
+    if (!rc) {
+        int bad = check_grid(ndims, dims, periods, c->size, &n);
+        uint64_t fp = bad ? 0 : flags_fingerprint(tern_topo_fingerprint(0, dims, ndims),
+                                                  periods, ndims);
+        rc = tern_api_topo_agree(c, bad, fp);
+    }
     if (!rc)
         rc = tern_topo_cart(ndims, dims, periods, &t);
     if (!rc)
@@ -85,10 +100,12 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
     struct tern_comm *c = NULL, *nc = NULL;
     int rc = check_cart(comm, &c);
-    if (!rc && c->topo->ndims > 0)
-        rc = tern_check_ptr(remain_dims, "remain_dims");
-    if (!rc)
-        rc = tern_check_ptr(newcomm, "newcomm");
+    if (!rc) {
+        int nd = c->topo->ndims, bad = nd > 0 ? tern_check_ptr(remain_dims, "remain_dims") : 0;
+        if (!bad)
+            bad = tern_check_ptr(newcomm, "newcomm");
+        rc = tern_api_topo_agree(c, bad, bad ? 0 : flags_fingerprint(0, remain_dims, nd));
+    }
     const struct tern_topo *ct = rc ? NULL : c->topo;
     /* coords, then the kept dims, then their periods. */
     int *v = rc ? NULL : malloc(3 * (size_t)ct->ndims * sizeof(int) + 1);

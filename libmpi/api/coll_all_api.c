@@ -8,7 +8,6 @@
  * never MPI_IN_PLACE. Alltoallw's displacements are in bytes, the others'
  * in elements of the type, as collectives/ expects them.
  */
-#include <stdio.h>
 
 #include "libmpi/api/coll_check.h"
 #include "tern/err.h"

@@ -73,8 +73,15 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
     struct tern_comm *c = NULL, *nc = NULL;
     struct tern_topo *t = NULL;
     int rc = tern_check_comm_ctor(comm_old, &c, comm_graph);
-    if (!rc)
-        rc = check_graph(nnodes, index, edges, c->size);
+    if (!rc) {
+        int bad = check_graph(nnodes, index, edges, c->size);
+        uint64_t fp = 0;
+        if (!bad) {
+            fp = tern_topo_fingerprint(0, index, nnodes);
+            fp = tern_topo_fingerprint(fp, edges, nnodes > 0 ? index[nnodes - 1] : 0);
+        }
+        rc = tern_api_topo_agree(c, bad, fp);
+    }
     if (!rc)
         rc = tern_topo_graph(nnodes, index, edges, &t);
     if (!rc)
@@ -198,7 +205,7 @@ int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbor
 
 /* One side of MPI_Dist_graph_create_adjacent: degree ranks and their
  * weights (MPI_UNWEIGHTED, or MPI_WEIGHTS_EMPTY for degree 0, allowed). */
-static int check_side(int degree, const int ranks[], const int weights[], int size,
+static int check_side(int degree, const int ranks[], const int *weights, int size,
                       const char *dname, const char *rname, const char *wname)
 {
     if (degree < 0) {
@@ -231,8 +238,8 @@ static const int *weights_of(const int *w, int degree)
 
 #pragma weak MPI_Dist_graph_create_adjacent = PMPI_Dist_graph_create_adjacent
 int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
-                                    const int sourceweights[], int outdegree,
-                                    const int destinations[], const int destweights[],
+                                    const int *sourceweights, int outdegree,
+                                    const int destinations[], const int *destweights,
                                     MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
     (void)reorder;
@@ -241,12 +248,14 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     int rc = tern_check_comm_ctor(comm_old, &c, comm_dist_graph);
     if (!rc)
         rc = tern_check_info_null(info);
-    if (!rc)
-        rc = check_side(indegree, sources, sourceweights, c->size, "indegree", "sources",
-                        "sourceweights");
-    if (!rc)
-        rc = check_side(outdegree, destinations, destweights, c->size, "outdegree",
-                        "destinations", "destweights");
+    if (!rc) {
+        int bad = check_side(indegree, sources, sourceweights, c->size, "indegree", "sources",
+                             "sourceweights");
+        if (!bad)
+            bad = check_side(outdegree, destinations, destweights, c->size, "outdegree",
+                             "destinations", "destweights");
+        rc = tern_api_topo_agree(c, bad, 0);
+    }
     if (!rc)
         rc = tern_topo_dist_graph(indegree, sources, weights_of(sourceweights, indegree),
                                   outdegree, destinations, weights_of(destweights, outdegree),
@@ -263,7 +272,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
  * from sources[i], to the ranks in destinations, with their weights. *m
  * is the number of edges. */
 static int check_edges(int n, const int sources[], const int degrees[],
-                       const int destinations[], const int weights[], int size, int *m)
+                       const int destinations[], const int *weights, int size, int *m)
 {
     if (n < 0) {
         tern_api_detail("invalid n %d", n);
@@ -307,6 +316,12 @@ static int gather_edges(struct tern_comm *c, const int *mine, int m, int **all, 
         rcounts[r] = (size_t)counts[r];
         rcounts[p + r] = total;
         total += (size_t)counts[r];
+    }
+    /* Every rank sees the same counts, so all fail here alike. */
+    if (!rc && total / 3 > INT32_MAX / 2) {
+        tern_api_detail("too many edges: the ranks name %zu in all, more than %d",
+                        total / 3, INT32_MAX / 2);
+        rc = TERN_EARG;
     }
     *all = rc ? NULL : malloc(total * sizeof(int) + 1);
     if (!rc && !*all)
@@ -354,7 +369,7 @@ static int topo_from_edges(int me, const int *all, int nall, int weighted,
 
 #pragma weak MPI_Dist_graph_create = PMPI_Dist_graph_create
 int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
-                           const int destinations[], const int weights[], MPI_Info info,
+                           const int destinations[], const int *weights, MPI_Info info,
                            int reorder, MPI_Comm *comm_dist_graph)
 {
     (void)reorder;
@@ -364,10 +379,12 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     int rc = tern_check_comm_ctor(comm_old, &c, comm_dist_graph);
     if (!rc)
         rc = tern_check_info_null(info);
-    if (!rc)
-        rc = check_edges(n, sources, degrees, destinations, weights, c->size, &m);
-    if (!rc && !(mine = malloc(3 * (size_t)m * sizeof(int) + 1)))
-        rc = TERN_ENOMEM;
+    if (!rc) {
+        int bad = check_edges(n, sources, degrees, destinations, weights, c->size, &m);
+        if (!bad && !(mine = malloc(3 * (size_t)m * sizeof(int) + 1)))
+            bad = TERN_ENOMEM;
+        rc = tern_api_topo_agree(c, bad, 0);
+    }
     for (int i = 0, e = 0; !rc && i < n; i++)
         for (int k = 0; k < degrees[i]; k++, e++) {
             mine[3 * e] = sources[i];
@@ -411,8 +428,8 @@ int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree
 
 #pragma weak MPI_Dist_graph_neighbors = PMPI_Dist_graph_neighbors
 int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[],
-                              int sourceweights[], int maxoutdegree, int destinations[],
-                              int destweights[])
+                              int *sourceweights, int maxoutdegree, int destinations[],
+                              int *destweights)
 {
     struct tern_comm *c = NULL;
     int rc = check_topo(comm, MPI_DIST_GRAPH, &c);

@@ -6,8 +6,11 @@
  */
 #include <limits.h>
 
+#include "collectives/coll.h"
 #include "libmpi/api/api.h"
 #include "libmpi/core/comm.h"
+#include "libmpi/core/datatype.h"
+#include "libmpi/core/op.h"
 #include "libmpi/core/topo.h"
 #include "tern/err.h"
 
@@ -126,4 +129,26 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
         return tern_api_error(c, "MPI_Topo_test", rc);
     *status = c->topo ? c->topo->kind : MPI_UNDEFINED;
     return MPI_SUCCESS;
+}
+
+int tern_api_topo_agree(struct tern_comm *c, int rc, uint64_t fingerprint)
+{
+    /* Failed anywhere; the largest fingerprint; the complement of the
+     * smallest (the largest complement). */
+    uint64_t v[3] = { rc != 0, fingerprint, ~fingerprint };
+    int rc2 = tern_coll_allreduce(MPI_IN_PLACE, v, 3, tern_dtype_get(MPI_UINT64_T),
+                                  tern_op_get(MPI_MAX), c);
+    if (rc || rc2)
+        return rc ? rc : rc2;
+    if (v[0]) {
+        tern_api_detail("another rank of %s passed invalid arguments to the same call",
+                            tern_comm_label(c));
+        return TERN_EARG;
+    }
+    if (v[1] != ~v[2]) {
+        tern_api_detail("the ranks of %s passed different arguments where the call "
+                            "needs the same on every rank", tern_comm_label(c));
+        return TERN_EARG;
+    }
+    return 0;
 }

@@ -135,6 +135,21 @@ int tern_topo_cart_rank(const struct tern_topo *t, const int *coords)
     return r;
 }
 
+uint64_t tern_topo_fingerprint(uint64_t h, const int *v, int n)
+{
+    /* FNV-1a over the ints, and their number. */
+    if (h == 0)
+        h = 14695981039346656037ull;
+    for (int i = 0; i <= n; i++) {
+        uint32_t x = i < n ? (uint32_t)v[i] : (uint32_t)n;
+        for (int b = 0; b < 4; b++) {
+            h ^= (x >> (8 * b)) & 0xff;
+            h *= 1099511628211ull;
+        }
+    }
+    return h;
+}
+
 int tern_topo_split(struct tern_comm *parent, int color, struct tern_topo *t,
                     struct tern_comm **out)
 {

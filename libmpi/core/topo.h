@@ -16,6 +16,8 @@
 #ifndef TERN_CORE_TOPO_H
 #define TERN_CORE_TOPO_H
 
+#include <stdint.h>
+
 struct tern_topo {
     int kind;               /* MPI_CART, MPI_GRAPH or MPI_DIST_GRAPH. */
     /* MPI_CART */
@@ -50,6 +52,10 @@ int tern_topo_dup(const struct tern_topo *t, struct tern_topo **out);
 void tern_topo_free(struct tern_topo *t);
 
 struct tern_comm;
+
+/* Folds n ints into the hash h (start with 0): what the ranks compare to
+ * find out whether they passed the same grid or graph. */
+uint64_t tern_topo_fingerprint(uint64_t h, const int *v, int n);
 
 /* The constructors' collective part: tern_comm_split of parent by color
  * (MPI_UNDEFINED: no communicator) with the parent's order kept; the new

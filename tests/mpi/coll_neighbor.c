@@ -24,10 +24,6 @@
 #define MAXN 16
 #define SENTINEL -99
 
-/* MPI_UNWEIGHTED through a volatile, set in main(): GCC 12 takes the
- * constant for an array of size 0 and warns at -O2 (topo.c says more). */
-static int *volatile unweighted;
-
 struct nbrs {
     MPI_Comm comm;
     int cart;                       /* The grid rule for pairing blocks. */
@@ -56,8 +52,8 @@ static void neighbours_of(MPI_Comm comm, int rank, struct nbrs *n)
     } else {
         int w;
         TT_MPI(MPI_Dist_graph_neighbors_count(comm, &n->nin, &n->nout, &w));
-        TT_MPI(MPI_Dist_graph_neighbors(comm, MAXN, n->in, unweighted, MAXN, n->out,
-                                        unweighted));
+        TT_MPI(MPI_Dist_graph_neighbors(comm, MAXN, n->in, MPI_UNWEIGHTED, MAXN, n->out,
+                                        MPI_UNWEIGHTED));
     }
 }
 
@@ -252,7 +248,6 @@ static int ring_out(int q, int *out)
 int main(int argc, char **argv)
 {
     tt_init(&argc, &argv, "coll_neighbor");
-    unweighted = MPI_UNWEIGHTED;
     TT_CHECK(tt_size <= 64, "this test runs on at most 64 ranks");
     MPI_Comm c;
     int dims[2] = { 0, 0 }, periods[2] = { 1, 0 };
@@ -280,8 +275,8 @@ int main(int argc, char **argv)
     ring_out(tt_rank, out);
     in[0] = (tt_rank + tt_size - 1) % tt_size;
     in[1] = (tt_rank + 3 * tt_size - 3) % tt_size;
-    TT_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, in, unweighted, 2, out,
-                                          unweighted, MPI_INFO_NULL, 0, &c));
+    TT_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, in, MPI_UNWEIGHTED, 2, out,
+                                          MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &c));
     dist_out = ring_out;
     run_all(c);
     dist_out = NULL;
