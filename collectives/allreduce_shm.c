@@ -61,11 +61,6 @@ struct allreduce_op {
     struct tern_coll_args *args;    /* A large call's, for its messages. */
 };
 
-static struct tern_shm_coll_cell *cell(const struct allreduce_op *x, int r)
-{
-    return tern_coll_shm_cell(&x->op, r);
-}
-
 static char *buf(const struct allreduce_op *x, int r)
 {
     return tern_shm_coll_buf(&x->op.sh->view, x->op.seq, r);
@@ -86,56 +81,22 @@ static struct tern_shm_coll_tiny *tiny(const struct allreduce_op *x, int r)
     return tern_shm_coll_tiny(&x->op.sh->view, x->op.seq, r);
 }
 
-/* Where rank r put its vector, when every rank put it in the same kind of
- * place as this one: its tiny entry, else its cell when it fits there,
- * else its buffer. */
+/* Where rank r put its vector, when every rank passed the same count. */
 static const char *input(const struct allreduce_op *x, int r)
 {
-    if (x->tiny)
-        return (const char *)tiny(x, r)->data;
-    struct tern_shm_coll_cell *c = cell(x, r);
-    return c->bytes <= TERN_SHM_COLL_INLINE ? (const char *)c->data : buf(x, r);
+    return tern_coll_shm_input_place(&x->op, r, x->n * x->dt->size);
 }
 
 static int put_in(struct tern_sched *s, void *arg)
 {
     (void)s;
     struct allreduce_op *x = arg;
-    if (!tern_coll_shm_my_turn(&x->op))
+    if (!tern_coll_shm_my_turn(&x->op) || !tern_coll_shm_set_free(&x->op))
         return 0;
-    int me = x->op.comm->rank;
     size_t bytes = x->n * x->dt->size;
-    if (x->tiny) {
-        struct tern_shm_coll_tiny *t = tiny(x, me);
-        copy(t->data, x->in, bytes);
-        atomic_store_explicit(&t->tag, tern_shm_coll_tiny_tag(x->op.seq, bytes),
-                              memory_order_release);
-        tern_coll_shm_wake_others(&x->op);
-        return 1;
-    }
-    struct tern_shm_coll_cell *c = cell(x, me);
     if (!x->large)
-        memcpy(bytes <= TERN_SHM_COLL_INLINE ? (char *)c->data : buf(x, me), x->in, bytes);
-    c->bytes = bytes;
-    tern_coll_shm_publish(&x->op, TERN_COLL_SHM_INPUT);
-    return 1;
-}
-
-/* Whether rank r has put its input in, into its tiny entry or its cell
- * (ranks that passed different counts may have chosen differently), and
- * then its size in bytes. Where an input goes follows from its size, so
- * two ranks whose inputs went to different places differ in size. */
-static int arrived(const struct allreduce_op *x, int r, uint64_t *bytes)
-{
-    uint64_t tag = atomic_load_explicit(&tiny(x, r)->tag, memory_order_acquire);
-    if (tern_shm_coll_tiny_seq(tag) == x->op.seq) {
-        *bytes = tern_shm_coll_tiny_bytes(tag);
-        return 1;
-    }
-    struct tern_shm_coll_cell *c = cell(x, r);
-    if (atomic_load_explicit(&c->seq, memory_order_acquire) < x->op.seq)
-        return 0;
-    *bytes = c->bytes;
+        copy(tern_coll_shm_input_place(&x->op, x->op.comm->rank, bytes), x->in, bytes);
+    tern_coll_shm_input_publish(&x->op, bytes);
     return 1;
 }
 
@@ -180,12 +141,13 @@ static int reduce(struct tern_sched *s, void *arg)
     int alike = x->tiny && all_tiny_alike(x);
     for (int r = 0; !alike && r < x->op.comm->size; r++) {
         uint64_t b;
-        if (!arrived(x, r, &b))
+        if (!tern_coll_shm_input_arrived(&x->op, r, &b))
             return 0;
         mismatch |= b != x->n * x->dt->size;
         most = b > most ? b : most;
     }
     x->mismatch = mismatch;
+    tern_coll_shm_synced(&x->op);
     if (x->large) {
         /* Only the counts were in shared memory. */
         tern_coll_shm_finish(&x->op);

@@ -46,6 +46,7 @@ static int leave(struct tern_sched *s, void *arg)
     struct tern_coll_shm_op *op = arg;
     if (!tern_coll_shm_all_reached(op, TERN_COLL_SHM_ARRIVED))
         return 0;
+    tern_coll_shm_synced(op);
     tern_coll_shm_finish(op);
     return 1;
 }
@@ -93,6 +94,7 @@ int tern_coll_barrier_quick(struct tern_comm *comm)
     tern_coll_shm_publish(&op, TERN_COLL_SHM_ARRIVED);
     if (!all_arrived(&op))
         tern_p2p_wait_until(all_arrived, &op);
+    tern_coll_shm_synced(&op);
     tern_coll_shm_finish(&op);
     return 0;
 }

@@ -80,9 +80,11 @@ static const struct tern_coll_algo bcast_algos[] = {
     { .name = "scatter_allgather", .build = tern_coll_bcast_scatter_allgather },
     { .name = "two_level", .build = tern_coll_bcast_two_level,
       .usable = tern_coll_two_level_usable },
+    { .name = "shm", .build = tern_coll_bcast_shm, .run = tern_coll_bcast_shm_run,
+      .usable = tern_coll_shm_usable },
 };
 
-static const struct tern_coll_algo *choose_bcast(const struct tern_coll_args *a)
+const struct tern_coll_algo *tern_coll_bcast_messages(const struct tern_coll_args *a)
 {
     size_t bytes = a->rcount * a->rdt->size;
     if (tern_coll_two_level_usable(a))
@@ -91,6 +93,15 @@ static const struct tern_coll_algo *choose_bcast(const struct tern_coll_args *a)
         bytes >= TERN_BCAST_SCATTER_MIN_BYTES)
         return &bcast_algos[1];
     return &bcast_algos[0];
+}
+
+/* In shared memory whatever the size, so that the ranks choose alike even
+ * when they pass the same data in different types (bcast_shm.c). */
+static const struct tern_coll_algo *choose_bcast(const struct tern_coll_args *a)
+{
+    if (tern_coll_shm_usable(a))
+        return &bcast_algos[3];
+    return tern_coll_bcast_messages(a);
 }
 
 /* Reduce ----------------------------------------------------------------- */

@@ -131,6 +131,29 @@ int tern_coll_shm_run(tern_sched_poll_fn *const *steps, int n, void *arg)
 void tern_coll_shm_finish(const struct tern_coll_shm_op *op)
 {
     op->sh->done_seq = op->seq;
+    atomic_store_explicit(&op->sh->view.reduced[op->comm->rank].done, op->seq,
+                          memory_order_release);
+}
+
+void tern_coll_shm_synced(const struct tern_coll_shm_op *op)
+{
+    if (op->sh->all_done < op->seq - 1)
+        op->sh->all_done = op->seq - 1;
+}
+
+int tern_coll_shm_set_free(const struct tern_coll_shm_op *op)
+{
+    struct tern_coll_shm *sh = op->sh;
+    if (sh->all_done + 2 >= op->seq)
+        return 1;
+    uint64_t least = UINT64_MAX;
+    for (int r = 0; r < op->comm->size; r++) {
+        uint64_t d = atomic_load_explicit(&sh->view.reduced[r].done, memory_order_acquire);
+        least = d < least ? d : least;
+    }
+    if (least > sh->all_done)
+        sh->all_done = least;
+    return sh->all_done + 2 >= op->seq;
 }
 
 void tern_coll_shm_publish(const struct tern_coll_shm_op *op, enum tern_coll_shm_flag f)
@@ -151,5 +174,44 @@ int tern_coll_shm_all_reached(const struct tern_coll_shm_op *op, enum tern_coll_
     for (int r = 0; r < op->comm->size; r++)
         if (atomic_load_explicit(tern_coll_shm_flag(op, f, r), memory_order_acquire) < op->seq)
             return 0;
+    return 1;
+}
+
+void *tern_coll_shm_input_place(const struct tern_coll_shm_op *op, int r, size_t bytes)
+{
+    const struct tern_shm_coll_slot *v = &op->sh->view;
+    if (bytes <= TERN_SHM_COLL_TINY)
+        return tern_shm_coll_tiny(v, op->seq, r)->data;
+    if (bytes <= TERN_SHM_COLL_INLINE)
+        return tern_coll_shm_cell(op, r)->data;
+    return bytes <= v->buf ? tern_shm_coll_buf(v, op->seq, r) : NULL;
+}
+
+void tern_coll_shm_input_publish(const struct tern_coll_shm_op *op, size_t bytes)
+{
+    int me = op->comm->rank;
+    if (bytes <= TERN_SHM_COLL_TINY) {
+        struct tern_shm_coll_tiny *t = tern_shm_coll_tiny(&op->sh->view, op->seq, me);
+        atomic_store_explicit(&t->tag, tern_shm_coll_tiny_tag(op->seq, bytes),
+                              memory_order_release);
+        tern_coll_shm_wake_others(op);
+        return;
+    }
+    tern_coll_shm_cell(op, me)->bytes = bytes;
+    tern_coll_shm_publish(op, TERN_COLL_SHM_INPUT);
+}
+
+int tern_coll_shm_input_arrived(const struct tern_coll_shm_op *op, int r, uint64_t *bytes)
+{
+    struct tern_shm_coll_tiny *t = tern_shm_coll_tiny(&op->sh->view, op->seq, r);
+    uint64_t tag = atomic_load_explicit(&t->tag, memory_order_acquire);
+    if (tern_shm_coll_tiny_seq(tag) == op->seq) {
+        *bytes = tern_shm_coll_tiny_bytes(tag);
+        return 1;
+    }
+    struct tern_shm_coll_cell *c = tern_coll_shm_cell(op, r);
+    if (atomic_load_explicit(&c->seq, memory_order_acquire) < op->seq)
+        return 0;
+    *bytes = c->bytes;
     return 1;
 }

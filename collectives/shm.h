@@ -20,9 +20,14 @@
  * Operations: every shared-memory operation on the communicator takes the
  * next sequence number. A rank starts operation s only after it finished
  * s - 1, so its flags move forward in order; operation s uses the slot's
- * buffer set s % 2. A rank that starts s + 2 has finished s + 1, which
- * needed every member to have started s + 1 and so to have finished s:
- * nobody still reads the set that s + 2 overwrites.
+ * buffer set s % 2, so before it writes there every member must have
+ * finished s - 2 (tern_coll_shm_set_free). Most operations make that
+ * known without looking: a Barrier or an Allreduce ends only once every
+ * member started it, so once a rank finished s - 1 of those kinds, every
+ * member finished s - 2 (tern_coll_shm_synced). A Bcast does not wait for
+ * the others (its root leaves as soon as its data is in), so after one a
+ * writer looks at the members' `done` words, which every operation's end
+ * sets (tern_coll_shm_finish).
  */
 #ifndef TERN_COLLECTIVES_SHM_H
 #define TERN_COLLECTIVES_SHM_H
@@ -38,6 +43,7 @@ struct tern_coll_shm {
     struct tern_shm_coll_slot view;
     uint64_t next_seq;              /* Sequence number of the last operation built. */
     uint64_t done_seq;              /* ... of the last one this rank finished. */
+    uint64_t all_done;              /* ... of the last one every member finished. */
     struct tern_shm_doorbell **bells; /* The other members' doorbells, */
     int nbells;                     /* ... rung after each flag this rank sets. */
 };
@@ -68,9 +74,17 @@ struct tern_coll_shm_op {
 void tern_coll_shm_op_init(struct tern_coll_shm_op *op, const struct tern_coll_args *a);
 
 /* For POLL steps: whether this rank finished the operation before op (so
- * op may start), and the end of op on this rank. */
+ * op may start), and the end of op on this rank (published in its `done`
+ * word). */
 int tern_coll_shm_my_turn(const struct tern_coll_shm_op *op);
 void tern_coll_shm_finish(const struct tern_coll_shm_op *op);
+
+/* Whether op may write into its buffer set (cells, tiny entries, buffers):
+ * every member finished the operation two before it (see above). */
+int tern_coll_shm_set_free(const struct tern_coll_shm_op *op);
+
+/* Records that every member started op, which this rank just saw. */
+void tern_coll_shm_synced(const struct tern_coll_shm_op *op);
 
 /* Whether a blocking call may run the next operation on a->comm without
  * a schedule: every operation built on it has finished on this rank. */
@@ -104,6 +118,22 @@ static inline _Atomic uint64_t *tern_coll_shm_flag(const struct tern_coll_shm_op
            : f == TERN_COLL_SHM_REDUCED ? &v->reduced[r].seq
                                         : &v->arrived[r];
 }
+
+/* A member's input to an operation (the Allreduce's vector, the Bcast
+ * root's data) goes where its size says: up to TERN_SHM_COLL_TINY bytes
+ * into the member's tiny entry, whose tag also says the size (one line
+ * for everything at two ranks); up to TERN_SHM_COLL_INLINE into its cell,
+ * beside the flag; up to a buffer's size into its buffer; a larger one
+ * stays out, and only its size is published.
+ *
+ * tern_coll_shm_input_place: where member r's input of `bytes` goes (NULL
+ * when it is larger than a buffer). tern_coll_shm_input_publish: this
+ * rank's input of `bytes` is in place; sets the flag and wakes the others.
+ * tern_coll_shm_input_arrived: whether member r's input is in, and then
+ * its size. */
+void *tern_coll_shm_input_place(const struct tern_coll_shm_op *op, int r, size_t bytes);
+void tern_coll_shm_input_publish(const struct tern_coll_shm_op *op, size_t bytes);
+int tern_coll_shm_input_arrived(const struct tern_coll_shm_op *op, int r, uint64_t *bytes);
 
 /* Sets this rank's flag f to op->seq and wakes the other members. */
 void tern_coll_shm_publish(const struct tern_coll_shm_op *op, enum tern_coll_shm_flag f);

@@ -8,7 +8,8 @@
  * flags, one word each, packed into as few lines as hold them; the tiny
  * entries, TERN_SHM_COLL_SETS sets of one per member, packed too;
  * TERN_SHM_COLL_SETS sets of one cell per member (indexed by rank in the
- * communicator); one line per member for its `reduced` flag; then the sets
+ * communicator); one line per member for its `reduced` flag and the last
+ * operation it finished; then the sets
  * of one buffer per member. Consecutive operations on a communicator use
  * alternate sets, so a rank can fill its cell and buffer for the next
  * operation while others still read the previous one.
@@ -83,6 +84,7 @@ static inline size_t tern_shm_coll_tiny_bytes(uint64_t tag) { return (size_t)(ta
 
 struct tern_shm_coll_reduced {
     alignas(TERN_SHM_CACHE_LINE) _Atomic uint64_t seq; /* Its share of op seq is in. */
+    _Atomic uint64_t done;          /* The last operation the member finished. */
 };
 
 /* The members' barrier flags packed into lines: lines for local_size. */
