@@ -132,7 +132,7 @@ int tern_check_coll_side(const void *buf, MPI_Count count, int nblocks, MPI_Data
 /* Entries of the count arrays of a v or w form. */
 static int nblocks(const struct tern_api_coll *x)
 {
-    return x->nblocks ? x->nblocks : x->a.comm->size;
+    return x->nblocks_set ? x->nblocks : x->a.comm->size;
 }
 
 int tern_check_coll_vside(struct tern_api_coll *x, const void *buf, const char *prefix,
@@ -271,7 +271,9 @@ static int check_array(const struct tern_api_array *arr, const char *name)
 int tern_api_coll_counts(struct tern_api_coll *x, struct tern_api_array arr, int n,
                          const char *name, const size_t **out, size_t *sum)
 {
-    int rc = check_array(&arr, name);
+    /* An array of no entries may be NULL (a neighbourhood collective on
+     * a process without neighbours on that side). */
+    int rc = n > 0 ? check_array(&arr, name) : 0;
     if (rc)
         return rc;
     size_t *v = owned_array(x, n, sizeof(size_t));
@@ -299,7 +301,7 @@ int tern_api_coll_counts(struct tern_api_coll *x, struct tern_api_array arr, int
 int tern_api_coll_displs(struct tern_api_coll *x, struct tern_api_array arr, int n,
                          const char *name, const size_t **out)
 {
-    int rc = check_array(&arr, name);
+    int rc = n > 0 ? check_array(&arr, name) : 0;
     if (rc)
         return rc;
     size_t *v = owned_array(x, n, sizeof(size_t));
@@ -314,7 +316,7 @@ int tern_api_coll_displs(struct tern_api_coll *x, struct tern_api_array arr, int
 int tern_api_coll_types(struct tern_api_coll *x, const MPI_Datatype *h, const size_t *counts,
                         int n, const char *name, const struct tern_dtype *const **out)
 {
-    int rc = tern_check_ptr(h, name);
+    int rc = n > 0 ? tern_check_ptr(h, name) : 0;
     if (rc)
         return rc;
     const struct tern_dtype **v = (const struct tern_dtype **)owned_array(x, n, sizeof(*v));

@@ -60,9 +60,10 @@ struct tern_api_coll {
     struct tern_coll_args a;
     void *owned[TERN_API_COLL_OWNED];
     int nowned;
-    /* Entries of the count arrays of the v and w forms: 0 for the
-     * communicator's size; a neighbourhood collective's degree. */
-    int nblocks;
+    /* Entries of the count arrays of the v and w forms: the
+     * communicator's size, unless nblocks_set: then nblocks, a
+     * neighbourhood collective's in- or out-degree (which may be 0). */
+    int nblocks, nblocks_set;
 };
 
 /* The checks every collective starts with: initialized, a valid

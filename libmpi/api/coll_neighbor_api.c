@@ -71,7 +71,8 @@ static int allgatherv(const char *fn, const void *sbuf, MPI_Count scount, MPI_Da
                       MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
 {
     struct tern_api_coll x = { .a = { .kind = TERN_COLL_NEIGHBOR_ALLGATHERV, .sbuf = sbuf,
-                                      .rbuf = rbuf } };
+                                      .rbuf = rbuf },
+                               .nblocks_set = 1 };
     struct tern_coll_args *a = &x.a;
     int nin = 0, nout = 0;
     size_t rtotal = 0;
@@ -94,7 +95,8 @@ static int alltoallv(const char *fn, const void *sbuf, struct tern_api_array sco
                      MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
 {
     struct tern_api_coll x = { .a = { .kind = TERN_COLL_NEIGHBOR_ALLTOALLV, .sbuf = sbuf,
-                                      .rbuf = rbuf } };
+                                      .rbuf = rbuf },
+                               .nblocks_set = 1 };
     struct tern_coll_args *a = &x.a;
     int nin = 0, nout = 0;
     size_t stotal = 0, rtotal = 0;
@@ -118,7 +120,8 @@ static int alltoallw(const char *fn, const void *sbuf, struct tern_api_array sco
                      const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Request *req)
 {
     struct tern_api_coll x = { .a = { .kind = TERN_COLL_NEIGHBOR_ALLTOALLW, .sbuf = sbuf,
-                                      .rbuf = rbuf } };
+                                      .rbuf = rbuf },
+                               .nblocks_set = 1 };
     struct tern_coll_args *a = &x.a;
     int nin = 0, nout = 0;
     size_t sbytes = 0, rbytes = 0;

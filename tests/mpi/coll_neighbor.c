@@ -15,6 +15,8 @@
  *  - MPI_Neighbor_allgatherv and _alltoallv with counts that differ by
  *    block and gaps between blocks; MPI_Neighbor_alltoallw with byte
  *    displacements and a strided receive type; the _c forms.
+ *  - A star (rank 0 sends to all, receives from none): a degree of 0 on
+ *    one side, with NULL arrays there in the v and w forms.
  *  - MPI_Ineighbor_alltoall overlapped with a ring of point-to-point
  *    messages on the same communicator.
  *  - Errors: no topology (MPI_ERR_TOPOLOGY), MPI_IN_PLACE (MPI_ERR_BUFFER).
@@ -245,6 +247,48 @@ static int ring_out(int q, int *out)
     return 2;
 }
 
+/* The star: rank 0's edges go to every other rank, which has none. */
+static int star_out(int q, int *out)
+{
+    if (q != 0)
+        return 0;
+    for (int i = 1; i < tt_size; i++)
+        out[i - 1] = i;
+    return tt_size - 1;
+}
+
+/* On the star, the side of no neighbours passes NULL arrays (valid: they
+ * have no entries). */
+static void star_nulls(MPI_Comm c)
+{
+    int one = 1, zero = 0, x = 7, got = -1;
+    int *ones = calloc((size_t)tt_size, sizeof(int)), *zeros = calloc((size_t)tt_size,
+                                                                      sizeof(int));
+    MPI_Aint *azeros = calloc((size_t)tt_size, sizeof(MPI_Aint));
+    MPI_Datatype *ints = calloc((size_t)tt_size, sizeof(MPI_Datatype));
+    TT_CHECK(ones && zeros && azeros && ints, "out of memory");
+    for (int i = 0; i < tt_size; i++) {
+        ones[i] = 1;
+        ints[i] = MPI_INT;
+    }
+    if (tt_rank == 0) {
+        TT_MPI(MPI_Neighbor_alltoallv(&x, ones, zeros, MPI_INT, NULL, NULL, NULL, MPI_INT, c));
+        TT_MPI(MPI_Neighbor_alltoallw(&x, ones, azeros, ints, NULL, NULL, NULL, NULL, c));
+    } else {
+        TT_MPI(MPI_Neighbor_alltoallv(NULL, NULL, NULL, MPI_INT, &got, &one, &zero, MPI_INT, c));
+        TT_EQ("MPI_Neighbor_alltoallv on the star", 7, got);
+        got = -1;
+        MPI_Aint azero = 0;
+        MPI_Datatype t = MPI_INT;
+        TT_MPI(MPI_Neighbor_alltoallw(NULL, NULL, NULL, NULL, &got, &one, &azero, &t, c));
+        TT_EQ("MPI_Neighbor_alltoallw on the star", 7, got);
+    }
+    free(ones);
+    free(zeros);
+    free(azeros);
+    free(ints);
+}
+
 int main(int argc, char **argv)
 {
     tt_init(&argc, &argv, "coll_neighbor");
@@ -271,7 +315,7 @@ int main(int argc, char **argv)
     run_all(c);
     MPI_Comm_free(&c);
 
-    int out[2], in[2];
+    int out[64], in[2];
     ring_out(tt_rank, out);
     in[0] = (tt_rank + tt_size - 1) % tt_size;
     in[1] = (tt_rank + 3 * tt_size - 3) % tt_size;
@@ -280,6 +324,17 @@ int main(int argc, char **argv)
     dist_out = ring_out;
     run_all(c);
     dist_out = NULL;
+    MPI_Comm_free(&c);
+
+    /* A star: rank 0 has no in-neighbours, the others no out-neighbours. */
+    int nout = star_out(tt_rank, out), zero_in = 0;
+    TT_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, tt_rank ? 1 : 0, &zero_in,
+                                          MPI_UNWEIGHTED, nout, out, MPI_UNWEIGHTED,
+                                          MPI_INFO_NULL, 0, &c));
+    dist_out = star_out;
+    run_all(c);
+    dist_out = NULL;
+    star_nulls(c);
     MPI_Comm_free(&c);
 
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
