@@ -64,6 +64,13 @@ int tern_check_info_null(MPI_Info info);
 /* The first checks of a communicator constructor: initialized, comm valid,
  * the output pointer not NULL; defined in comm_api.c. */
 int tern_check_comm_ctor(MPI_Comm comm, struct tern_comm **c, const void *newcomm);
+/* Starts a buffered send of checked arguments (MPI_Bsend and MPI_Ibsend,
+ * persistent ones too): the data is copied out at once; *request, if not
+ * NULL, gets a request that is already complete. An MPI error code, after
+ * the communicator's handler; defined in bsend_api.c. */
+int tern_api_bsend_start(const char *fn, const void *buf, size_t count,
+                         const struct tern_dtype *dt, int dest, int tag, struct tern_comm *c,
+                         struct tern_request **request);
 /* The topology constructors' agreement, before they build anything: each
  * rank passes its own verdict rc on its arguments and a fingerprint of
  * those that must be alike everywhere (tern_topo_fingerprint; 0 where

@@ -53,6 +53,19 @@ static int bsend(const char *fn, const void *buf, MPI_Count count, MPI_Datatype 
         rc = tern_check_xfer(buf, count, type, dest, tag, comm, 1, &c, &dt);
     if (rc)
         return tern_api_error(c, fn, rc);
+    struct tern_request *done = NULL;
+    rc = tern_api_bsend_start(fn, buf, (size_t)count, dt, dest, tag, c,
+                              request ? &done : NULL);
+    if (rc == MPI_SUCCESS && request)
+        *request = (MPI_Request)done;
+    return rc;
+}
+
+int tern_api_bsend_start(const char *fn, const void *buf, size_t count,
+                         const struct tern_dtype *dt, int dest, int tag, struct tern_comm *c,
+                         struct tern_request **request)
+{
+    int rc;
     reap();
     size_t packed = (size_t)count * dt->size;
     size_t charge = packed + MPI_BSEND_OVERHEAD;
@@ -67,7 +80,7 @@ static int bsend(const char *fn, const void *buf, MPI_Count count, MPI_Datatype 
     struct bsend *b = malloc(sizeof(*b) + packed);
     if (!b)
         return tern_api_error(c, fn, TERN_ENOMEM);
-    tern_dtype_pack(dt, buf, (size_t)count, b->data);
+    tern_dtype_pack(dt, buf, count, b->data);
     rc = tern_p2p_isend(b->data, packed, tern_dtype_get(MPI_BYTE), dest, tag, c,
                         c->ctx, TERN_SEND_STANDARD, &b->req);
     if (rc) {
@@ -85,7 +98,7 @@ static int bsend(const char *fn, const void *buf, MPI_Count count, MPI_Datatype 
             return tern_api_error(c, fn, TERN_ENOMEM);
         done->done = 1;
         done->comm = c;
-        *request = (MPI_Request)done;
+        *request = done;
     }
     return MPI_SUCCESS;
 }

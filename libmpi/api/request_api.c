@@ -12,6 +12,12 @@
  * (request.h): it is done when both are, its status is the receive's, its
  * error the first of the two, and it frees both.
  *
+ * A persistent request (persist_api.c) stands for the operation MPI_Start
+ * began (`inner`): completing it completes that one, takes its status and
+ * makes the persistent request inactive, and its handle stays. An inactive
+ * one is like MPI_REQUEST_NULL: done, with an empty status, and not active
+ * for MPI_Waitany and MPI_Waitsome.
+ *
  * All of them convert the handles first (an invalid handle is an error
  * before anything completes), then drive progress until their condition
  * holds. Completing a request fills the status, frees the request and sets
@@ -23,16 +29,38 @@
 #include "libmpi/p2p/p2p.h"
 #include "tern/err.h"
 
-static int req_done(const struct tern_request *r)
+static void empty_status(MPI_Status *st)
 {
-    return r->done && (!r->partner || r->partner->done);
+    tern_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
+}
+
+/* The request that carries the operation: a persistent request's active
+ * one, else r itself (NULL for an inactive persistent request). */
+static struct tern_request *operation(struct tern_request *r)
+{
+    return r->kind == TERN_REQ_PERSIST ? r->inner : r;
+}
+
+static int req_done(struct tern_request *r)
+{
+    r = operation(r);
+    return !r || (r->done && (!r->partner || r->partner->done));
 }
 
 static void req_wait(struct tern_request *r)
 {
+    if (!(r = operation(r)))
+        return;
     tern_p2p_wait(r);
     if (r->partner)
         tern_p2p_wait(r->partner);
+}
+
+/* Whether a handle counts as active for MPI_Waitany and MPI_Waitsome:
+ * neither MPI_REQUEST_NULL nor an inactive persistent request. */
+static int active(MPI_Request h)
+{
+    return h != MPI_REQUEST_NULL && operation(tern_request_of(h));
 }
 
 int tern_api_complete(struct tern_request *r, MPI_Status *st)
@@ -42,11 +70,6 @@ int tern_api_complete(struct tern_request *r, MPI_Status *st)
     int rc = r->error;
     tern_request_free(r);
     return rc;
-}
-
-static void empty_status(MPI_Status *st)
-{
-    tern_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
 }
 
 /* Converts every handle of an array; NULL handles are allowed. */
@@ -71,6 +94,16 @@ static int check_requests(int count, const MPI_Request reqs[])
 static int retire(MPI_Request *h, MPI_Status *st, struct tern_comm **comm)
 {
     struct tern_request *r = tern_request_of(*h);
+    if (r->kind == TERN_REQ_PERSIST) {
+        /* The operation retires; the persistent request stays, inactive. */
+        if (!r->inner) {
+            empty_status(st);
+            return 0;
+        }
+        MPI_Request op = (MPI_Request)r->inner;
+        r->inner = NULL;
+        return retire(&op, st, comm);
+    }
     tern_request_status(r, st);
     int err = r->error;
     struct tern_request *send = r->partner;
@@ -198,19 +231,20 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Stat
     return rc ? tern_api_error(c, "MPI_Testall", rc) : MPI_SUCCESS;
 }
 
-/* Index of the first done non-null request, MPI_UNDEFINED if all are null,
- * or -1 if some are active but none is done. */
+/* Index of the first done active request, MPI_UNDEFINED if none is active
+ * (all null or inactive persistent), or -1 if some are active but none is
+ * done. */
 static int first_done(int count, const MPI_Request reqs[])
 {
-    int active = 0;
+    int any_active = 0;
     for (int i = 0; i < count; i++) {
-        if (reqs[i] == MPI_REQUEST_NULL)
+        if (!active(reqs[i]))
             continue;
         if (req_done(tern_request_of(reqs[i])))
             return i;
-        active = 1;
+        any_active = 1;
     }
-    return active ? -1 : MPI_UNDEFINED;
+    return any_active ? -1 : MPI_UNDEFINED;
 }
 
 struct req_array {
@@ -280,11 +314,11 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fl
 static int retire_some(int count, MPI_Request reqs[], int indices[],
                        MPI_Status sts[], int *err, struct tern_comm **c)
 {
-    int n = 0, active = 0;
+    int n = 0, any_active = 0;
     for (int i = 0; i < count; i++) {
-        if (reqs[i] == MPI_REQUEST_NULL)
+        if (!active(reqs[i]))
             continue;
-        active = 1;
+        any_active = 1;
         if (!req_done(tern_request_of(reqs[i])))
             continue;
         MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[n];
@@ -295,7 +329,7 @@ static int retire_some(int count, MPI_Request reqs[], int indices[],
             *err = TERN_EINSTATUS;
         indices[n++] = i;
     }
-    return active ? n : MPI_UNDEFINED;
+    return any_active ? n : MPI_UNDEFINED;
 }
 
 static int some(const char *fn, int incount, MPI_Request reqs[], int *outcount,
@@ -365,6 +399,10 @@ int PMPI_Request_free(MPI_Request *request)
     int rc = active_request(request, &r);
     if (rc)
         return tern_api_error(NULL, "MPI_Request_free", rc);
+    /* A persistent request's operation, if one is active, completes on
+     * its own. */
+    if (r->kind == TERN_REQ_PERSIST)
+        release(r->inner);
     release(r->partner);
     release(r);
     *request = MPI_REQUEST_NULL;
@@ -390,8 +428,10 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     if (!req_done(r))
         tern_progress();
     *flag = req_done(r);
-    if (*flag)
-        tern_request_status(r, status);
+    if (*flag && operation(r))
+        tern_request_status(operation(r), status);
+    else if (*flag)
+        empty_status(status);
     return MPI_SUCCESS;
 }
 
@@ -402,6 +442,12 @@ int PMPI_Cancel(MPI_Request *request)
     int rc = active_request(request, &r);
     if (rc)
         return tern_api_error(NULL, "MPI_Cancel", rc);
+    if (r->kind == TERN_REQ_PERSIST && !r->inner) {
+        tern_api_detail("the persistent request is inactive (not started): nothing to "
+                        "cancel");
+        return tern_api_error(r->comm, "MPI_Cancel", TERN_EREQUEST);
+    }
+    r = operation(r);
     if (r->kind == TERN_REQ_COLL) {
         tern_api_detail("a nonblocking collective cannot be cancelled (the MPI standard "
                         "makes MPI_Cancel of one erroneous)");

@@ -23,7 +23,8 @@ enum tern_req_kind {
     TERN_REQ_SEND = 1,
     TERN_REQ_RECV,
     TERN_REQ_NULLPROC,  /* Operation on MPI_PROC_NULL: complete at once. */
-    TERN_REQ_COLL       /* A nonblocking collective (collectives/sched.h). */
+    TERN_REQ_COLL,      /* A nonblocking collective (collectives/sched.h). */
+    TERN_REQ_PERSIST    /* A persistent request (libmpi/api/persist_api.c). */
 };
 
 struct tern_request {
@@ -72,7 +73,11 @@ struct tern_request {
      * (libmpi/api/request_api.c). */
     struct tern_request *partner;
     void *owned;         /* A buffer freed with the request (the packed copy
-                            that MPI_Isendrecv_replace sends from). */
+                            that MPI_Isendrecv_replace sends from, or a
+                            persistent request's arguments). */
+    /* A persistent request: the operation MPI_Start began, NULL while the
+     * request is inactive. */
+    struct tern_request *inner;
     struct tern_request *next;
 };
 
