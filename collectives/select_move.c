@@ -68,12 +68,13 @@ static const struct tern_coll_algo *choose_gather(const struct tern_coll_args *a
 
 static const struct tern_coll_algo gatherv_algos[] = {
     { .name = "linear", .build = tern_coll_gatherv_linear },
+    { .name = "two_level", .build = tern_coll_gatherv_two_level,
+      .usable = tern_coll_two_level_usable },
 };
 
 static const struct tern_coll_algo *choose_gatherv(const struct tern_coll_args *a)
 {
-    (void)a;
-    return &gatherv_algos[0];
+    return &gatherv_algos[two_level_scattered(a)];
 }
 
 static const struct tern_coll_algo scatter_algos[] = {
@@ -93,12 +94,13 @@ static const struct tern_coll_algo *choose_scatter(const struct tern_coll_args *
 
 static const struct tern_coll_algo scatterv_algos[] = {
     { .name = "linear", .build = tern_coll_scatterv_linear },
+    { .name = "two_level", .build = tern_coll_scatterv_two_level,
+      .usable = tern_coll_two_level_usable },
 };
 
 static const struct tern_coll_algo *choose_scatterv(const struct tern_coll_args *a)
 {
-    (void)a;
-    return &scatterv_algos[0];
+    return &scatterv_algos[two_level_scattered(a)];
 }
 
 /* Allgather, Allgatherv --------------------------------------------------- */
@@ -188,6 +190,8 @@ static const struct tern_coll_algo *choose_allgather(const struct tern_coll_args
 static const struct tern_coll_algo allgatherv_algos[] = {
     { .name = "ring", .build = tern_coll_allgatherv_ring },
     { .name = "bruck", .build = tern_coll_allgather_bruck },
+    { .name = "two_level", .build = tern_coll_allgatherv_two_level,
+      .usable = tern_coll_two_level_usable },
 };
 
 static const struct tern_coll_algo *choose_allgatherv(const struct tern_coll_args *a)
@@ -197,6 +201,8 @@ static const struct tern_coll_algo *choose_allgatherv(const struct tern_coll_arg
     for (int j = 0; j < p; j++)
         total += a->rcounts[j];
     total *= a->rdt->size;
+    if (total <= TERN_ALLGATHER_TWO_LEVEL_MAX_TOTAL && tern_coll_two_level_usable(a))
+        return &allgatherv_algos[2];
     if (p >= TERN_ALLGATHER_BRUCK_MIN_RANKS && total <= TERN_ALLGATHER_BRUCK_MAX_TOTAL)
         return &allgatherv_algos[1];
     return &allgatherv_algos[0];
