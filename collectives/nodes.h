@@ -111,7 +111,8 @@ int tern_coll_rooted_setup(struct tern_sched *s, const struct tern_coll_nodes *n
  * bytes in host order (nodes.h). tern_coll_host_vblocks fills *v from the
  * arrays of the whole communicator, which only a rank that knows them all
  * may call (every rank for Allgatherv, the root for Gatherv and Scatterv);
- * it returns 0, or -1 if memory runs out. */
+ * it returns 0, or -1 if memory runs out (the schedule then holds the
+ * error) or when there is nothing to move and buf is NULL. */
 struct tern_coll_vblocks {
     /* The user's layout, read while building. */
     void *buf;
