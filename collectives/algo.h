@@ -125,6 +125,9 @@ tern_coll_builder tern_coll_allgather_two_level;
 tern_coll_builder tern_coll_gather_two_level;
 tern_coll_builder tern_coll_scatter_two_level;
 tern_coll_builder tern_coll_alltoall_two_level;
+tern_coll_builder tern_coll_allgatherv_two_level;
+tern_coll_builder tern_coll_gatherv_two_level;
+tern_coll_builder tern_coll_scatterv_two_level;
 /* Reduce_scatter(_block); Scan and Exscan, when ranks are placed host by
  * host. */
 tern_coll_builder tern_coll_reduce_scatter_two_level;

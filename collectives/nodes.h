@@ -106,6 +106,76 @@ int tern_coll_rooted_setup(struct tern_sched *s, const struct tern_coll_nodes *n
                            size_t count, const struct tern_dtype *dt,
                            struct tern_coll_rooted *r);
 
+/* The blocks of the two-level Allgatherv, Gatherv and Scatterv: rank r's
+ * counts[r] elements of dt at displs[r] (in elements) of buf, packed into
+ * bytes in host order (nodes.h). tern_coll_host_vblocks fills *v from the
+ * arrays of the whole communicator, which only a rank that knows them all
+ * may call (every rank for Allgatherv, the root for Gatherv and Scatterv);
+ * it returns 0, or -1 if memory runs out (the schedule then holds the
+ * error) or when there is nothing to move and buf is NULL. */
+struct tern_coll_vblocks {
+    /* The user's layout, read while building. */
+    void *buf;
+    const size_t *ucounts, *udispls;
+    const struct tern_dtype *dt;
+    size_t *at;                 /* [size]: each rank's block among the packed bytes. */
+    size_t *counts, *displs;    /* [nnodes]: the hosts' pieces, in bytes. */
+    size_t total;               /* Bytes of all blocks. */
+    /* Where the blocks are packed: in buf itself when the blocks lie there
+     * back to back in host order and dt is contiguous (no copies then);
+     * otherwise scratch of the schedule. */
+    char *packed;
+    int in_buf;                 /* Whether packed lies in buf. */
+};
+
+int tern_coll_host_vblocks(struct tern_sched *s, const struct tern_coll_nodes *nd, void *buf,
+                           const size_t *counts, const size_t *displs,
+                           const struct tern_dtype *dt, struct tern_coll_vblocks *v);
+
+/* Adds the copies from v->packed to the user's buffer (to_buf) or back,
+ * leaving out the ranks of host `skip` (-1: none); none when the packed
+ * blocks are the user's buffer. */
+void tern_coll_host_vpermute(struct tern_sched *s, const struct tern_coll_nodes *nd,
+                             const struct tern_coll_vblocks *v, int skip, int to_buf);
+
+/* The entries of a per-rank array (counts or displacements of a v form)
+ * for this host's ranks, in their order: scratch of the schedule, NULL if
+ * memory runs out. */
+size_t *tern_coll_local_entries(struct tern_sched *s, const struct tern_coll_nodes *nd,
+                                const size_t *arr);
+
+/* Gatherv and Scatterv on a host without the root. There only each rank
+ * knows the size of its own block, so the host's ranks first gather those
+ * sizes at the leader; once they arrived, a step of the leader lays out the
+ * host's piece (counts, displs, total, piece below) and calls `then`, which
+ * adds the leader's remaining steps. Those come at the end of the
+ * schedule, so tern_coll_host_sizes must be the last thing the leader's
+ * builder adds. */
+struct tern_coll_vhost {
+    struct tern_coll_args a;    /* The call's arguments (this rank's own
+                                   buffer only: the user's arrays may be
+                                   gone when `then` runs). */
+    int *leaders;               /* tern_coll_leaders() of the root. */
+    size_t mine;                /* This rank's bytes. */
+    size_t *counts, *displs;    /* The leader: [nlocal], in bytes, the host's
+                                   blocks back to back in the order of its
+                                   ranks. */
+    size_t total;               /* The leader: the host's bytes. */
+    char *piece;                /* The leader: scratch of `total` bytes. */
+    void (*then)(struct tern_sched *s, const struct tern_coll_nodes *nd,
+                 struct tern_coll_vhost *v);
+};
+
+/* Adds the gathering of the sizes (`mine` bytes from this rank), ending
+ * its round, so that the block a rank sends to its leader afterwards
+ * cannot be taken for its size; at the leader, also the step that runs
+ * `then` (then's steps get a round of their own). Returns 0, or -1 if
+ * memory runs out. */
+int tern_coll_host_sizes(struct tern_sched *s, const struct tern_coll_nodes *nd,
+                         const struct tern_coll_args *a, int *leaders, size_t mine,
+                         void (*then)(struct tern_sched *s, const struct tern_coll_nodes *nd,
+                                      struct tern_coll_vhost *v));
+
 /* Adds the steps of builder b run over the ranks view[0 .. n - 1] of the
  * communicator, this rank being view[me]; with b NULL, of the algorithm
  * that the automatic selection picks for n ranks (tern_coll_choose). sub

@@ -66,14 +66,30 @@ static const struct tern_coll_algo *choose_gather(const struct tern_coll_args *a
     return &gather_algos[linear];
 }
 
+/* Gatherv and Scatterv in two levels, on the same layouts as Gather and
+ * Scatter (two_level_scattered): a rank other than the root knows only
+ * its own block's size, so unlike Gather's the rule cannot look at the
+ * blocks (ranks that chose differently would wait for each other). Over
+ * interleaved ranks two levels won for small blocks and lost little for
+ * large ones; in host order they won for small blocks but lost most for
+ * large ones, so they are left to TERN_COLL_<NAME> there. Measured on the
+ * cluster of tests/cluster (2026-12-04, load average 3 to 5 while
+ * measuring; equal blocks of MPI_BYTE, root 0; medians of 5, us, slowest
+ * rank, two_level / linear): 3+2+2 ranks round-robin, Gatherv 8 B 50.8 /
+ * 98.6, 1 KiB 66.0 / 871, 16 KiB 528 / 530, 64 KiB 663 / 535, 256 KiB
+ * 691 / 1463; Scatterv 8 B 42.7 / 61.1, 1 KiB 46.2 / 60.9, 16 KiB 193 /
+ * 104, 64 KiB 816 / 378, 256 KiB 1005 / 874. 2 per host in host order:
+ * Gatherv 8 B 56.2 / 102, 1 KiB 94.0 / 101, 64 KiB 3651 / 968; Scatterv
+ * 8 B 44.8 / 101, 1 KiB 72.5 / 118, 64 KiB 5303 / 1124. */
 static const struct tern_coll_algo gatherv_algos[] = {
     { .name = "linear", .build = tern_coll_gatherv_linear },
+    { .name = "two_level", .build = tern_coll_gatherv_two_level,
+      .usable = tern_coll_two_level_usable },
 };
 
 static const struct tern_coll_algo *choose_gatherv(const struct tern_coll_args *a)
 {
-    (void)a;
-    return &gatherv_algos[0];
+    return &gatherv_algos[two_level_scattered(a)];
 }
 
 static const struct tern_coll_algo scatter_algos[] = {
@@ -93,12 +109,13 @@ static const struct tern_coll_algo *choose_scatter(const struct tern_coll_args *
 
 static const struct tern_coll_algo scatterv_algos[] = {
     { .name = "linear", .build = tern_coll_scatterv_linear },
+    { .name = "two_level", .build = tern_coll_scatterv_two_level,
+      .usable = tern_coll_two_level_usable },
 };
 
 static const struct tern_coll_algo *choose_scatterv(const struct tern_coll_args *a)
 {
-    (void)a;
-    return &scatterv_algos[0];
+    return &scatterv_algos[two_level_scattered(a)];
 }
 
 /* Allgather, Allgatherv --------------------------------------------------- */
@@ -183,11 +200,22 @@ static const struct tern_coll_algo *choose_allgather(const struct tern_coll_args
     return &allgather_algos[0];
 }
 
-/* Allgatherv: the same rule as Allgather's Bruck on the gathered total,
- * which every rank computes from the same recvcounts. */
+/* Allgatherv: the same rules as Allgather's two levels and Bruck on the
+ * gathered total, which every rank computes from the same recvcounts.
+ * Two levels over TERN_ALLGATHER_TWO_LEVEL_MAX_TOTAL is Allgather's bound,
+ * not one measured for Allgatherv: on the cluster of tests/cluster
+ * (2026-12-04, equal blocks of MPI_BYTE; medians of 5, us, two_level /
+ * ring) the figures varied more between runs than between the algorithms
+ * (2 per host: 8 B 1173 / 969, 1 KiB 686 / 974, 16 KiB 1085 / 213, 64 KiB
+ * 2829 / 2131, 256 KiB 16726 / 16778; round-robin 3+2+2: 8 B 3543 / 8781,
+ * 64 KiB 10975 / 9593, 256 KiB 14796 / 23612), and Allgather itself,
+ * measured alongside, took 3 to 5 ms at 8 B with either algorithm, against
+ * the 136 / 206 us of its own measurement above. */
 static const struct tern_coll_algo allgatherv_algos[] = {
     { .name = "ring", .build = tern_coll_allgatherv_ring },
     { .name = "bruck", .build = tern_coll_allgather_bruck },
+    { .name = "two_level", .build = tern_coll_allgatherv_two_level,
+      .usable = tern_coll_two_level_usable },
 };
 
 static const struct tern_coll_algo *choose_allgatherv(const struct tern_coll_args *a)
@@ -197,6 +225,8 @@ static const struct tern_coll_algo *choose_allgatherv(const struct tern_coll_arg
     for (int j = 0; j < p; j++)
         total += a->rcounts[j];
     total *= a->rdt->size;
+    if (total <= TERN_ALLGATHER_TWO_LEVEL_MAX_TOTAL && tern_coll_two_level_usable(a))
+        return &allgatherv_algos[2];
     if (p >= TERN_ALLGATHER_BRUCK_MIN_RANKS && total <= TERN_ALLGATHER_BRUCK_MAX_TOTAL)
         return &allgatherv_algos[1];
     return &allgatherv_algos[0];

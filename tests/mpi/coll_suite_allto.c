@@ -15,8 +15,8 @@
  * pair of ranks a different count (some 0) and place the blocks in
  * reverse order with gaps that must stay untouched; Alltoallw sends each
  * block as n vector elements to be received as 2n MPI_INTs or the other
- * way round, at byte displacements. Mixed signatures for Allgather and
- * Alltoall too. Large: 1 MiB per rank of MPI_INT for each collective.
+ * way round, at byte displacements. Mixed signatures for Allgather,
+ * Allgatherv and Alltoall too. Large: 1 MiB per rank of MPI_INT for each collective.
  *
  * Uses only the standard MPI API (and the POSIX monotonic clock).
  */
@@ -97,33 +97,39 @@ static void allgather_case(const struct ct_type *st, size_t sn, const struct ct_
 }
 
 /* Rank q's block has cnt[q] elements at dsp[q], in reverse rank order with
- * one element between blocks. Returns the extent in elements. */
-static size_t v_layout(size_t n, int *cnt, int *dsp)
+ * k elements between blocks; counts in units of k elements. Returns the
+ * extent in elements. */
+static size_t v_layout(size_t n, size_t k, int *cnt, int *dsp)
 {
-    size_t off = 1;
+    size_t off = k;
     for (int q = size - 1; q >= 0; q--) {
-        cnt[q] = n == 0 || q % 3 == 1 ? 0 : (int)(n + (size_t)q);
+        cnt[q] = n == 0 || q % 3 == 1 ? 0 : (int)((n + (size_t)q) * k);
         dsp[q] = (int)off;
-        off += (size_t)cnt[q] + 1;
+        off += (size_t)cnt[q] + k;
     }
     return off;
 }
 
-static void allgatherv_case(const struct ct_type *t, size_t n, int inplace)
+/* Every rank sends about n units of sk elements of st and receives each
+ * block as units of rk elements of rt (the same signature). */
+static void allgatherv_case(const struct ct_type *st, size_t sk, const struct ct_type *rt,
+                            size_t rk, size_t n, int inplace)
 {
     int c = ncase++;
     int *cnt = tt_malloc(sizeof(int) * (size_t)size), *dsp = tt_malloc(sizeof(int) * (size_t)size);
-    size_t total = v_layout(n, cnt, dsp), mine = (size_t)cnt[rank];
-    void *sbuf = ct_alloc(t, mine), *rbuf = ct_alloc(t, total), *exp = ct_alloc(t, total);
-    ct_fill(t, CT_SUM, sbuf, mine, seed_of(rank, c));
+    size_t total = v_layout(n, rk, cnt, dsp), mine = (size_t)cnt[rank] / rk * sk;
+    void *sbuf = ct_alloc(st, mine), *rbuf = ct_alloc(rt, total), *exp = ct_alloc(rt, total);
+    ct_fill(st, CT_SUM, sbuf, mine, seed_of(rank, c));
     for (int q = 0; q < size; q++)
-        ct_fill_at(t, CT_SUM, exp, (size_t)dsp[q], 0, (size_t)cnt[q], seed_of(q, c));
+        ct_fill_at(rt, CT_SUM, exp, (size_t)dsp[q], 0, (size_t)cnt[q], seed_of(q, c));
     if (inplace)
-        ct_fill_at(t, CT_SUM, rbuf, (size_t)dsp[rank], 0, mine, seed_of(rank, c));
-    TT_MPI(MPI_Allgatherv(inplace ? MPI_IN_PLACE : sbuf, (int)mine, t->dt, rbuf, cnt, dsp,
-                          t->dt, comm));
-    CT_CHECK(t, rbuf, exp, total, "MPI_Allgatherv case %d: about %zu x %s per rank%s", c, n,
-             t->name, inplace ? ", in place" : "");
+        ct_fill_at(rt, CT_SUM, rbuf, (size_t)dsp[rank], 0, (size_t)cnt[rank],
+                   seed_of(rank, c));
+    TT_MPI(MPI_Allgatherv(inplace ? MPI_IN_PLACE : sbuf, (int)mine, st->dt, rbuf, cnt, dsp,
+                          rt->dt, comm));
+    CT_CHECK(rt, rbuf, exp, total,
+             "MPI_Allgatherv case %d: about %zu x %s per rank%s (sent as %s)", c, n * rk,
+             rt->name, inplace ? ", in place" : "", st->name);
     free(cnt);
     free(dsp);
     free(sbuf);
@@ -287,7 +293,7 @@ static void matrix(void)
             size_t n = counts[ci];
             for (int in = 0; in < 2; in++) {
                 allgather_case(t, n, t, n, in);
-                allgatherv_case(t, n, in);
+                allgatherv_case(t, 1, t, 1, n, in);
                 alltoall_case(t, n, t, n, in);
                 alltoallv_case(t, n, in);
             }
@@ -309,6 +315,9 @@ static void mixed(void)
         allgather_case(vec, n, in, 2 * n, 0);
         allgather_case(in, 2 * n, vec, n, 0);
         allgather_case(dbl, 3 * n, con, n, 0);
+        allgatherv_case(vec, 1, in, 2, n, 0);
+        allgatherv_case(in, 2, vec, 1, n, 0);
+        allgatherv_case(con, 1, dbl, 3, n, 0);
         alltoall_case(vec, n, in, 2 * n, 0);
         alltoall_case(in, 2 * n, vec, n, 0);
         alltoall_case(con, n, dbl, 3 * n, 0);
@@ -321,7 +330,7 @@ static void large(void)
     const struct ct_type *in = &ct_types[CT_T_INT];
     size_t n = ct_count_for(in, 1 << 20);
     allgather_case(in, n / (size_t)size, in, n / (size_t)size, 0);
-    allgatherv_case(in, n / (size_t)size, 1);
+    allgatherv_case(in, 1, in, 1, n / (size_t)size, 1);
     alltoall_case(in, n / (size_t)size, in, n / (size_t)size, 1);
     alltoallv_case(in, n / (size_t)size, 0);
     alltoallw_case(n / (size_t)size / 2, 0);

@@ -12,8 +12,8 @@
  * must stay untouched. Non-roots pass NULL for the root-only buffers.
  * Mixed signatures: the root and the others describe the same data with
  * different types (n vector elements against 2n MPI_INTs, n contiguous
- * triples against 3n MPI_DOUBLEs). Large: 1 MiB per rank of MPI_INT (and of
- * the vector type for MPI_Bcast) at every root.
+ * triples against 3n MPI_DOUBLEs), for the v forms too. Large: 1 MiB per
+ * rank of MPI_INT (and of the vector type for MPI_Bcast) at every root.
  *
  * Uses only the standard MPI API.
  */
@@ -100,41 +100,46 @@ static void scatter_case(const struct ct_type *st, size_t sn, const struct ct_ty
     free(exp);
 }
 
-/* The v forms' layout: rank q has cnt[q] elements at dsp[q]; blocks lie in
- * reverse rank order with one element between them. Returns the extent in
- * elements. */
-static size_t v_layout(size_t n, int *cnt, int *dsp)
+/* The v forms' layout, in units of k elements: rank q has cnt[q] elements
+ * at dsp[q]; blocks lie in reverse rank order with k elements between
+ * them. Returns the extent in elements. */
+static size_t v_layout(size_t n, size_t k, int *cnt, int *dsp)
 {
-    size_t off = 1;
+    size_t off = k;
     for (int q = size - 1; q >= 0; q--) {
-        cnt[q] = n == 0 || q % 3 == 1 ? 0 : (int)(n + (size_t)q);
+        cnt[q] = n == 0 || q % 3 == 1 ? 0 : (int)((n + (size_t)q) * k);
         dsp[q] = (int)off;
-        off += (size_t)cnt[q] + 1;
+        off += (size_t)cnt[q] + k;
     }
     return off;
 }
 
-static void gatherv_case(const struct ct_type *t, size_t n, int root, int inplace)
+/* Gatherv: rank q sends about n units of sk elements of st; the root
+ * receives them as units of rk elements of rt (the same signature). */
+static void gatherv_case(const struct ct_type *st, size_t sk, const struct ct_type *rt,
+                         size_t rk, size_t n, int root, int inplace)
 {
     int c = ncase++;
     int *cnt = tt_malloc(sizeof(int) * (size_t)size), *dsp = tt_malloc(sizeof(int) * (size_t)size);
-    size_t total = v_layout(n, cnt, dsp), mine = (size_t)cnt[rank];
-    void *sbuf = ct_alloc(t, mine), *rbuf = NULL, *exp = NULL;
-    ct_fill(t, CT_SUM, sbuf, mine, seed_of(rank, c));
+    size_t total = v_layout(n, rk, cnt, dsp), mine = (size_t)cnt[rank] / rk * sk;
+    void *sbuf = ct_alloc(st, mine), *rbuf = NULL, *exp = NULL;
+    ct_fill(st, CT_SUM, sbuf, mine, seed_of(rank, c));
     if (rank == root) {
-        rbuf = ct_alloc(t, total);
-        exp = ct_alloc(t, total);
+        rbuf = ct_alloc(rt, total);
+        exp = ct_alloc(rt, total);
         for (int q = 0; q < size; q++)
-            ct_fill_at(t, CT_SUM, exp, (size_t)dsp[q], 0, (size_t)cnt[q], seed_of(q, c));
+            ct_fill_at(rt, CT_SUM, exp, (size_t)dsp[q], 0, (size_t)cnt[q], seed_of(q, c));
         if (inplace)
-            ct_fill_at(t, CT_SUM, rbuf, (size_t)dsp[root], 0, mine, seed_of(root, c));
+            ct_fill_at(rt, CT_SUM, rbuf, (size_t)dsp[root], 0, (size_t)cnt[root],
+                       seed_of(root, c));
     }
-    TT_MPI(MPI_Gatherv(inplace && rank == root ? MPI_IN_PLACE : sbuf, (int)mine, t->dt,
-                       rbuf, rank == root ? cnt : NULL, rank == root ? dsp : NULL, t->dt,
+    TT_MPI(MPI_Gatherv(inplace && rank == root ? MPI_IN_PLACE : sbuf, (int)mine, st->dt,
+                       rbuf, rank == root ? cnt : NULL, rank == root ? dsp : NULL, rt->dt,
                        root, comm));
     if (rank == root)
-        CT_CHECK(t, rbuf, exp, total, "MPI_Gatherv case %d: about %zu x %s, root %d%s", c, n,
-                 t->name, root, inplace ? ", in place" : "");
+        CT_CHECK(rt, rbuf, exp, total,
+                 "MPI_Gatherv case %d: about %zu x %s, root %d%s (sent as %s)", c, n * rk,
+                 rt->name, root, inplace ? ", in place" : "", st->name);
     free(cnt);
     free(dsp);
     free(sbuf);
@@ -142,23 +147,27 @@ static void gatherv_case(const struct ct_type *t, size_t n, int root, int inplac
     free(exp);
 }
 
-static void scatterv_case(const struct ct_type *t, size_t n, int root, int inplace)
+/* Scatterv: the root sends units of sk elements of st; rank q receives
+ * them as units of rk elements of rt. */
+static void scatterv_case(const struct ct_type *st, size_t sk, const struct ct_type *rt,
+                          size_t rk, size_t n, int root, int inplace)
 {
     int c = ncase++;
     int *cnt = tt_malloc(sizeof(int) * (size_t)size), *dsp = tt_malloc(sizeof(int) * (size_t)size);
-    size_t total = v_layout(n, cnt, dsp), mine = (size_t)cnt[rank];
-    void *sbuf = NULL, *rbuf = ct_alloc(t, mine), *exp = ct_alloc(t, mine);
+    size_t total = v_layout(n, sk, cnt, dsp), mine = (size_t)cnt[rank] / sk * rk;
+    void *sbuf = NULL, *rbuf = ct_alloc(rt, mine), *exp = ct_alloc(rt, mine);
     if (rank == root) {
-        sbuf = ct_alloc(t, total);
-        ct_fill(t, CT_SUM, sbuf, total, seed_of(root, c));
+        sbuf = ct_alloc(st, total);
+        ct_fill(st, CT_SUM, sbuf, total, seed_of(root, c));
     }
-    ct_fill_at(t, CT_SUM, exp, 0, (size_t)dsp[rank], mine, seed_of(root, c));
+    /* Rank q's block starts at unit dsp[q] / sk of the root's fill. */
+    ct_fill_at(rt, CT_SUM, exp, 0, (size_t)dsp[rank] / sk * rk, mine, seed_of(root, c));
     int in = inplace && rank == root;
-    TT_MPI(MPI_Scatterv(sbuf, rank == root ? cnt : NULL, rank == root ? dsp : NULL, t->dt,
-                        in ? MPI_IN_PLACE : rbuf, (int)mine, t->dt, root, comm));
+    TT_MPI(MPI_Scatterv(sbuf, rank == root ? cnt : NULL, rank == root ? dsp : NULL, st->dt,
+                        in ? MPI_IN_PLACE : rbuf, (int)mine, rt->dt, root, comm));
     if (!in)
-        CT_CHECK(t, rbuf, exp, mine, "MPI_Scatterv case %d: %zu x %s, root %d", c, mine,
-                 t->name, root);
+        CT_CHECK(rt, rbuf, exp, mine, "MPI_Scatterv case %d: %zu x %s, root %d (sent as %s)",
+                 c, mine, rt->name, root, st->name);
     free(cnt);
     free(dsp);
     free(sbuf);
@@ -196,8 +205,8 @@ static void matrix(void)
                 for (int in = 0; in < 2; in++) {
                     gather_case(t, n, t, n, rt[ri], in);
                     scatter_case(t, n, t, n, rt[ri], in);
-                    gatherv_case(t, n, rt[ri], in);
-                    scatterv_case(t, n, rt[ri], in);
+                    gatherv_case(t, 1, t, 1, n, rt[ri], in);
+                    scatterv_case(t, 1, t, 1, n, rt[ri], in);
                 }
             }
         }
@@ -222,6 +231,12 @@ static void mixed(void)
         scatter_case(vec, n, in, 2 * n, root, 0);
         scatter_case(in, 2 * n, vec, n, root, 0);
         scatter_case(con, n, dbl, 3 * n, 0, 0);
+        gatherv_case(vec, 1, in, 2, n, root, 0);
+        gatherv_case(in, 2, vec, 1, n, 0, 0);
+        gatherv_case(dbl, 3, con, 1, n, size - 1, 0);
+        scatterv_case(vec, 1, in, 2, n, root, 0);
+        scatterv_case(in, 2, vec, 1, n, 0, 0);
+        scatterv_case(con, 1, dbl, 3, n, size - 1, 0);
     }
 }
 
@@ -237,8 +252,8 @@ static void large(void)
         gather_case(in, n, in, n, rt[ri], ri == 1);
         scatter_case(in, n, in, n, rt[ri], ri == 2);
     }
-    gatherv_case(in, n, size - 1, 0);
-    scatterv_case(in, n, 0, 1);
+    gatherv_case(in, 1, in, 1, n, size - 1, 0);
+    scatterv_case(in, 1, in, 1, n, 0, 1);
 }
 
 int main(int argc, char **argv)
