@@ -142,13 +142,16 @@ tern_coll_builder tern_coll_barrier_shm;
 tern_coll_runner tern_coll_barrier_shm_run;
 tern_coll_builder tern_coll_bcast_shm;
 tern_coll_runner tern_coll_bcast_shm_run;
+tern_coll_builder tern_coll_reduce_shm;
+tern_coll_runner tern_coll_reduce_shm_run;
 tern_coll_builder tern_coll_allreduce_shm;
 tern_coll_runner tern_coll_allreduce_shm_run;
 int tern_coll_allreduce_shm_usable(const struct tern_coll_args *a);
 /* select_reduce.c: the automatic choice of Allreduce among the algorithms
  * that use messages only (the shm one's way for long vectors). */
 const struct tern_coll_algo *tern_coll_allreduce_messages(const struct tern_coll_args *a);
-/* The same for Bcast. */
+/* The same for Bcast and Reduce. */
 const struct tern_coll_algo *tern_coll_bcast_messages(const struct tern_coll_args *a);
+const struct tern_coll_algo *tern_coll_reduce_messages(const struct tern_coll_args *a);
 
 #endif

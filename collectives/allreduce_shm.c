@@ -66,25 +66,9 @@ static char *buf(const struct allreduce_op *x, int r)
     return tern_shm_coll_buf(&x->op.sh->view, x->op.seq, r);
 }
 
-/* memcpy, with the usual tiny input (8 bytes: a double, a long, two
- * floats) copied inline rather than through a call. */
-static void copy(void *to, const void *from, size_t bytes)
-{
-    if (bytes == TERN_SHM_COLL_TINY)
-        memcpy(to, from, TERN_SHM_COLL_TINY);
-    else
-        memcpy(to, from, bytes);
-}
-
 static struct tern_shm_coll_tiny *tiny(const struct allreduce_op *x, int r)
 {
     return tern_shm_coll_tiny(&x->op.sh->view, x->op.seq, r);
-}
-
-/* Where rank r put its vector, when every rank passed the same count. */
-static const char *input(const struct allreduce_op *x, int r)
-{
-    return tern_coll_shm_input_place(&x->op, r, x->n * x->dt->size);
 }
 
 static int put_in(struct tern_sched *s, void *arg)
@@ -95,7 +79,8 @@ static int put_in(struct tern_sched *s, void *arg)
         return 0;
     size_t bytes = x->n * x->dt->size;
     if (!x->large)
-        copy(tern_coll_shm_input_place(&x->op, x->op.comm->rank, bytes), x->in, bytes);
+        tern_coll_shm_copy(tern_coll_shm_input_place(&x->op, x->op.comm->rank, bytes), x->in,
+                           bytes);
     tern_coll_shm_input_publish(&x->op, bytes);
     return 1;
 }
@@ -115,19 +100,9 @@ static int all_tiny_alike(const struct allreduce_op *x)
  * order; with mismatched counts, nothing (the vectors do not line up). */
 static int reduce_range(const struct allreduce_op *x, size_t lo, size_t hi)
 {
-    int p = x->op.comm->size, rc = 0;
-    size_t off = lo * x->dt->size, bytes = (hi - lo) * x->dt->size;
     if (x->mismatch)
         return TERN_ETRUNCATE;
-    if (bytes == 0)
-        return 0;
-    copy(x->out + off, input(x, p - 1) + off, bytes);
-    for (int r = p - 2; r >= 0; r--) {
-        int e = tern_op_reduce(x->rop, input(x, r) + off, x->out + off, hi - lo, x->dt);
-        if (e && !rc)
-            rc = e;
-    }
-    return rc;
+    return tern_coll_shm_reduce_range(&x->op, x->n, x->dt, x->rop, x->out, lo, hi);
 }
 
 static int reduce(struct tern_sched *s, void *arg)

@@ -130,9 +130,12 @@ static const struct tern_coll_algo reduce_algos[] = {
       .usable = reduce_rabenseifner_usable },
     { .name = "two_level", .build = tern_coll_reduce_two_level,
       .usable = two_level_commutative },
+    /* The Allreduce's conditions: one host, a commutative op, contiguous. */
+    { .name = "shm", .build = tern_coll_reduce_shm, .run = tern_coll_reduce_shm_run,
+      .usable = tern_coll_allreduce_shm_usable },
 };
 
-static const struct tern_coll_algo *choose_reduce(const struct tern_coll_args *a)
+const struct tern_coll_algo *tern_coll_reduce_messages(const struct tern_coll_args *a)
 {
     size_t bytes = a->rcount * a->rdt->size;
     int p = a->size;
@@ -143,6 +146,14 @@ static const struct tern_coll_algo *choose_reduce(const struct tern_coll_args *a
         bytes >= TERN_REDUCE_RABENSEIFNER_MIN_BYTES && a->rcount >= (size_t)p)
         return &reduce_algos[1];
     return &reduce_algos[0];
+}
+
+/* In shared memory whatever the size, as the Allreduce (reduce_shm.c). */
+static const struct tern_coll_algo *choose_reduce(const struct tern_coll_args *a)
+{
+    if (tern_coll_allreduce_shm_usable(a))
+        return &reduce_algos[3];
+    return tern_coll_reduce_messages(a);
 }
 
 /* Allreduce -------------------------------------------------------------- */

@@ -215,3 +215,22 @@ int tern_coll_shm_input_arrived(const struct tern_coll_shm_op *op, int r, uint64
     *bytes = c->bytes;
     return 1;
 }
+
+int tern_coll_shm_reduce_range(const struct tern_coll_shm_op *op, size_t count,
+                               const struct tern_dtype *dt, const struct tern_op *rop,
+                               char *out, size_t lo, size_t hi)
+{
+    int p = op->comm->size, rc = 0;
+    size_t all = count * dt->size, off = lo * dt->size, bytes = (hi - lo) * dt->size;
+    if (bytes == 0)
+        return 0;
+    tern_coll_shm_copy(out + off, (char *)tern_coll_shm_input_place(op, p - 1, all) + off,
+                       bytes);
+    for (int r = p - 2; r >= 0; r--) {
+        const char *in = (char *)tern_coll_shm_input_place(op, r, all) + off;
+        int e = tern_op_reduce(rop, in, out + off, hi - lo, dt);
+        if (e && !rc)
+            rc = e;
+    }
+    return rc;
+}

@@ -33,6 +33,7 @@
 #define TERN_COLLECTIVES_SHM_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "collectives/algo.h"
 #include "libmpi/core/comm.h"
@@ -132,8 +133,25 @@ static inline _Atomic uint64_t *tern_coll_shm_flag(const struct tern_coll_shm_op
  * tern_coll_shm_input_arrived: whether member r's input is in, and then
  * its size. */
 void *tern_coll_shm_input_place(const struct tern_coll_shm_op *op, int r, size_t bytes);
+/* memcpy, with the usual tiny input (8 bytes: a double, a long, two
+ * floats) copied inline rather than through a call. */
+static inline void tern_coll_shm_copy(void *to, const void *from, size_t bytes)
+{
+    if (bytes == TERN_SHM_COLL_TINY)
+        memcpy(to, from, TERN_SHM_COLL_TINY);
+    else
+        memcpy(to, from, bytes);
+}
 void tern_coll_shm_input_publish(const struct tern_coll_shm_op *op, size_t bytes);
 int tern_coll_shm_input_arrived(const struct tern_coll_shm_op *op, int r, uint64_t *bytes);
+
+/* Reduces elements [lo, hi) of every member's input (all of `count`
+ * elements of dt, in their places) into out, in rank order: out = in_0 op
+ * (in_1 op (... op in_{p-1})), each element once, so that every rank that
+ * reduces a range gets the same bits. The first error of the op, or 0. */
+int tern_coll_shm_reduce_range(const struct tern_coll_shm_op *op, size_t count,
+                               const struct tern_dtype *dt, const struct tern_op *rop,
+                               char *out, size_t lo, size_t hi);
 
 /* Sets this rank's flag f to op->seq and wakes the other members. */
 void tern_coll_shm_publish(const struct tern_coll_shm_op *op, enum tern_coll_shm_flag f);

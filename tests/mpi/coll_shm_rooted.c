@@ -1,6 +1,8 @@
 /*
- * coll_shm_bcast: MPI_Bcast on communicators whose ranks share one host,
- * which Tern runs through shared memory (collectives/bcast_shm.c).
+ * coll_shm_rooted: MPI_Bcast and MPI_Reduce on communicators whose ranks
+ * share one host, which Tern runs through shared memory
+ * (collectives/bcast_shm.c, reduce_shm.c): the rooted collectives, in
+ * which some ranks leave without waiting for the others.
  *
  * Cases:
  *  - sizes on both sides of each place the data can take: the tiny entry
@@ -11,6 +13,10 @@
  *  - many calls back to back with a new root each time and no barrier, with
  *    Allreduces between some of them, so that a root reuses its buffer
  *    while slower ranks may still be reading the previous data from it;
+ *  - MPI_Reduce back to back with a new root each time (the others leave
+ *    at once, so a rank reuses its buffer while the root may still read
+ *    the previous vector there), 1 and 100 ints, in place at the root on
+ *    odd calls, with MPI_Bcasts between some of them;
  *  - several MPI_Ibcast at once from different roots, completed in reverse;
  *  - mismatched counts: a rank expecting more than the root sends gets
  *    MPI_ERR_TRUNCATE and the others succeed; a root sending more than a
@@ -103,6 +109,33 @@ static void back_to_back(MPI_Comm comm)
     }
 }
 
+static void reduce_back_to_back(MPI_Comm comm)
+{
+    int size, rank, in[100], out[100];
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
+    for (int it = 0; it < 300; it++) {
+        int root = it % size, n = it % 2 ? 1 : 100, in_place = it % 2 && rank == root;
+        for (int i = 0; i < n; i++) {
+            in[i] = value(rank, i, it);
+            out[i] = in_place ? in[i] : -1;
+        }
+        TT_MPI(MPI_Reduce(in_place ? MPI_IN_PLACE : in, out, n, MPI_INT, MPI_SUM, root, comm));
+        for (int i = 0; rank == root && i < n; i++) {
+            int want = 0;
+            for (int r = 0; r < size; r++)
+                want += value(r, i, it);
+            TT_CHECK(out[i] == want, "back-to-back MPI_Reduce %d to %d: element %d: expected "
+                     "%d, got %d", it, root, i, want, out[i]);
+        }
+        if (it % 7 == 0) {
+            int x = rank == root ? it : -1;
+            TT_MPI(MPI_Bcast(&x, 1, MPI_INT, root, comm));
+            TT_EQ("MPI_Bcast between the MPI_Reduces", it, x);
+        }
+    }
+}
+
 static void nonblocking(MPI_Comm comm)
 {
     enum { N = 4, LEN = 50 };
@@ -152,7 +185,7 @@ static void mismatch(MPI_Comm comm, int root_n, int other, int everyone_fails)
 
 int main(int argc, char **argv)
 {
-    tt_init(&argc, &argv, "coll_shm_bcast");
+    tt_init(&argc, &argv, "coll_shm_rooted");
     MPI_Comm dup;
     TT_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
     bcast_sizes(MPI_COMM_WORLD);
@@ -164,6 +197,8 @@ int main(int argc, char **argv)
     }
     back_to_back(MPI_COMM_WORLD);
     back_to_back(dup);
+    reduce_back_to_back(MPI_COMM_WORLD);
+    reduce_back_to_back(dup);
     nonblocking(MPI_COMM_WORLD);
     if (tt_size > 1) {
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
