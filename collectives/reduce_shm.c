@@ -8,7 +8,7 @@
  * the sizes (another size anywhere gives it MPI_ERR_TRUNCATE) and reduces
  * every element in rank order from the members' places into its result.
  *
- * Vectors longer than a member's buffer (64 KiB with up to 8 ranks) travel
+ * Vectors longer than REDUCE_SHM_MAX (4 KiB) or a member's buffer travel
  * in messages with the algorithm the automatic choice takes
  * (tern_coll_reduce_messages), after every rank put its size in and saw
  * every other's: a mismatch then fails the call everywhere instead of
@@ -98,11 +98,18 @@ static void by_messages(struct tern_sched *s, void *arg)
     tern_sched_round(s);
 }
 
+/* Above this many bytes the root alone reducing every vector, read from
+ * the other cores' caches, loses to the messages' tree: OSU osu_reduce, 2
+ * ranks, us, shm / binomial (Open MPI): 1 KiB 0.54 / 0.83 (0.91), 64 KiB
+ * 14.3 / 9.6 (5.9); at 16 KiB 4.3 (2.6). So longer vectors only agree on
+ * the size here. */
+#define REDUCE_SHM_MAX (4 * 1024)
+
 static int too_large(const struct tern_coll_args *a)
 {
     size_t bytes;
     return __builtin_mul_overflow(a->rcount, a->rdt->size, &bytes)
-           || bytes > a->comm->shm->view.buf;
+           || bytes > a->comm->shm->view.buf || bytes > REDUCE_SHM_MAX;
 }
 
 static void op_init(struct reduce_op *x, const struct tern_coll_args *a)
