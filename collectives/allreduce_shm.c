@@ -223,13 +223,9 @@ void tern_coll_allreduce_shm(struct tern_sched *s, const struct tern_coll_args *
      * rank before it joins the operation. */
     if (x->large && !(x->args = tern_sched_scratch(s, sizeof *a)))
         return;
-    for (int i = 0; i < NSTEPS; i++)
-        tern_sched_poll(s, steps[i], x);
-    if (!x->large)
-        return;
-    *x->args = *a;
-    tern_sched_round(s);
-    tern_sched_call(s, by_messages, x);
+    if (x->large)
+        *x->args = *a;
+    tern_coll_shm_add_steps(s, steps, NSTEPS, x, x->large ? by_messages : NULL);
 }
 
 int tern_coll_allreduce_shm_run(const struct tern_coll_args *a)

@@ -168,10 +168,8 @@ void tern_coll_bcast_shm(struct tern_sched *s, const struct tern_coll_args *a)
     op_init(x, a);
     *args = *a;
     x->args = args;
-    for (int i = 0; i < NSTEPS; i++)
-        tern_sched_poll(s, steps[i], x);
-    tern_sched_round(s);
-    tern_sched_call(s, by_messages, x);
+    /* Only the root's size says whether messages follow, so always. */
+    tern_coll_shm_add_steps(s, steps, NSTEPS, x, by_messages);
 }
 
 int tern_coll_bcast_shm_run(const struct tern_coll_args *a)

@@ -234,3 +234,14 @@ int tern_coll_shm_reduce_range(const struct tern_coll_shm_op *op, size_t count,
     }
     return rc;
 }
+
+void tern_coll_shm_add_steps(struct tern_sched *s, tern_sched_poll_fn *const *steps, int n,
+                             void *arg, void (*messages)(struct tern_sched *s, void *arg))
+{
+    for (int i = 0; i < n; i++)
+        tern_sched_poll(s, steps[i], arg);
+    if (!messages)
+        return;
+    tern_sched_round(s);
+    tern_sched_call(s, messages, arg);
+}

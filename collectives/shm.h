@@ -87,6 +87,12 @@ int tern_coll_shm_set_free(const struct tern_coll_shm_op *op);
 /* Records that every member started op, which this rank just saw. */
 void tern_coll_shm_synced(const struct tern_coll_shm_op *op);
 
+/* Adds an operation's POLL steps to s and, with `messages` not NULL, a
+ * later round in which messages(s, arg) builds the message algorithm that
+ * moves a vector too long for the slot (once the steps agreed on it). */
+void tern_coll_shm_add_steps(struct tern_sched *s, tern_sched_poll_fn *const *steps, int n,
+                             void *arg, void (*messages)(struct tern_sched *s, void *arg));
+
 /* Whether a blocking call may run the next operation on a->comm without
  * a schedule: every operation built on it has finished on this rank. */
 int tern_coll_shm_runnable(const struct tern_coll_args *a);
