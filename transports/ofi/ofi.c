@@ -201,6 +201,11 @@ static int ofi_init(const struct tern_boot_info *b)
     TERN_LOG(1, "ofi: provider %s, domain %s, %s%s", st->info->fabric_attr->prov_name,
              st->info->domain_attr->name, st->tagged ? "tagged sends" : "FI_MSG sends",
              st->rma.usable ? ", remote reads" : "");
+    /* The suites leave sockets out for this reason (docs/protocols.md). */
+    if (b->rank == 0 && !strcmp(st->info->fabric_attr->prov_name, "sockets"))
+        tern_log("ofi: warning: libfabric's sockets provider can stall a job under load "
+                 "(its progress thread sleeps while packets wait); prefer "
+                 "TERN_OFI_PROVIDER=tcp");
     st->enabled = 1;
     char val[OFI_VALUE_MAX];
     int rc = tern_ofi_address(b->hostname, val, sizeof val);
