@@ -1,7 +1,7 @@
 /*
  * The collectives where every rank receives from every rank: Allgather,
  * Allgatherv, Alltoall, Alltoallv, Alltoallw, in their blocking,
- * nonblocking and large-count forms.
+ * nonblocking, persistent and large-count forms.
  *
  * Every rank may pass MPI_IN_PLACE as sendbuf (its data is then in recvbuf
  * and the send arguments are ignored, so they are not checked); recvbuf is
@@ -66,10 +66,24 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     return all_blocks("MPI_Iallgather", TERN_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
+#pragma weak MPI_Allgather_init = PMPI_Allgather_init
+int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Allgather_init", comm, info);
+    return rc ? rc : all_blocks("MPI_Allgather_init", TERN_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
 #pragma weak MPI_Iallgather_c = PMPI_Iallgather_c
 int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return all_blocks("MPI_Iallgather_c", TERN_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
+#pragma weak MPI_Allgather_init_c = PMPI_Allgather_init_c
+int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Allgather_init_c", comm, info);
+    return rc ? rc : all_blocks("MPI_Allgather_init_c", TERN_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
 #pragma weak MPI_Alltoall = PMPI_Alltoall
@@ -90,10 +104,24 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     return all_blocks("MPI_Ialltoall", TERN_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
+#pragma weak MPI_Alltoall_init = PMPI_Alltoall_init
+int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Alltoall_init", comm, info);
+    return rc ? rc : all_blocks("MPI_Alltoall_init", TERN_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
 #pragma weak MPI_Ialltoall_c = PMPI_Ialltoall_c
 int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return all_blocks("MPI_Ialltoall_c", TERN_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
+#pragma weak MPI_Alltoall_init_c = PMPI_Alltoall_init_c
+int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Alltoall_init_c", comm, info);
+    return rc ? rc : all_blocks("MPI_Alltoall_init_c", TERN_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
 /* Allgatherv ----------------------------------------------------------------- */
@@ -141,10 +169,24 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     return allgatherv("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, TERN_API_INTS(recvcounts), TERN_API_INTS(displs), recvtype, comm, request);
 }
 
+#pragma weak MPI_Allgatherv_init = PMPI_Allgatherv_init
+int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Allgatherv_init", comm, info);
+    return rc ? rc : allgatherv("MPI_Allgatherv_init", sendbuf, sendcount, sendtype, recvbuf, TERN_API_INTS(recvcounts), TERN_API_INTS(displs), recvtype, comm, request);
+}
+
 #pragma weak MPI_Iallgatherv_c = PMPI_Iallgatherv_c
 int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return allgatherv("MPI_Iallgatherv_c", sendbuf, sendcount, sendtype, recvbuf, TERN_API_COUNTS(recvcounts), TERN_API_AINTS(displs), recvtype, comm, request);
+}
+
+#pragma weak MPI_Allgatherv_init_c = PMPI_Allgatherv_init_c
+int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Allgatherv_init_c", comm, info);
+    return rc ? rc : allgatherv("MPI_Allgatherv_init_c", sendbuf, sendcount, sendtype, recvbuf, TERN_API_COUNTS(recvcounts), TERN_API_AINTS(displs), recvtype, comm, request);
 }
 
 /* Alltoallv ------------------------------------------------------------------ */
@@ -190,10 +232,24 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
     return alltoallv("MPI_Ialltoallv", sendbuf, TERN_API_INTS(sendcounts), TERN_API_INTS(sdispls), sendtype, recvbuf, TERN_API_INTS(recvcounts), TERN_API_INTS(rdispls), recvtype, comm, request);
 }
 
+#pragma weak MPI_Alltoallv_init = PMPI_Alltoallv_init
+int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Alltoallv_init", comm, info);
+    return rc ? rc : alltoallv("MPI_Alltoallv_init", sendbuf, TERN_API_INTS(sendcounts), TERN_API_INTS(sdispls), sendtype, recvbuf, TERN_API_INTS(recvcounts), TERN_API_INTS(rdispls), recvtype, comm, request);
+}
+
 #pragma weak MPI_Ialltoallv_c = PMPI_Ialltoallv_c
 int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return alltoallv("MPI_Ialltoallv_c", sendbuf, TERN_API_COUNTS(sendcounts), TERN_API_AINTS(sdispls), sendtype, recvbuf, TERN_API_COUNTS(recvcounts), TERN_API_AINTS(rdispls), recvtype, comm, request);
+}
+
+#pragma weak MPI_Alltoallv_init_c = PMPI_Alltoallv_init_c
+int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Alltoallv_init_c", comm, info);
+    return rc ? rc : alltoallv("MPI_Alltoallv_init_c", sendbuf, TERN_API_COUNTS(sendcounts), TERN_API_AINTS(sdispls), sendtype, recvbuf, TERN_API_COUNTS(recvcounts), TERN_API_AINTS(rdispls), recvtype, comm, request);
 }
 
 /* Alltoallw ------------------------------------------------------------------ */
@@ -239,8 +295,22 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
     return alltoallw("MPI_Ialltoallw", sendbuf, TERN_API_INTS(sendcounts), TERN_API_INTS(sdispls), sendtypes, recvbuf, TERN_API_INTS(recvcounts), TERN_API_INTS(rdispls), recvtypes, comm, request);
 }
 
+#pragma weak MPI_Alltoallw_init = PMPI_Alltoallw_init
+int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Alltoallw_init", comm, info);
+    return rc ? rc : alltoallw("MPI_Alltoallw_init", sendbuf, TERN_API_INTS(sendcounts), TERN_API_INTS(sdispls), sendtypes, recvbuf, TERN_API_INTS(recvcounts), TERN_API_INTS(rdispls), recvtypes, comm, request);
+}
+
 #pragma weak MPI_Ialltoallw_c = PMPI_Ialltoallw_c
 int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
     return alltoallw("MPI_Ialltoallw_c", sendbuf, TERN_API_COUNTS(sendcounts), TERN_API_AINTS(sdispls), sendtypes, recvbuf, TERN_API_COUNTS(recvcounts), TERN_API_AINTS(rdispls), recvtypes, comm, request);
+}
+
+#pragma weak MPI_Alltoallw_init_c = PMPI_Alltoallw_init_c
+int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Alltoallw_init_c", comm, info);
+    return rc ? rc : alltoallw("MPI_Alltoallw_init_c", sendbuf, TERN_API_COUNTS(sendcounts), TERN_API_AINTS(sdispls), sendtypes, recvbuf, TERN_API_COUNTS(recvcounts), TERN_API_AINTS(rdispls), recvtypes, comm, request);
 }

@@ -4,7 +4,7 @@
  * (Allgather(v), Alltoall(v,w)) and coll_reduce_api.c (Reduce, Allreduce,
  * Reduce_scatter(_block), Scan, Exscan). Each family file checks and
  * converts the arguments of a collective once (coll_check.h) and runs it
- * through collectives/; the int, _c, blocking and nonblocking MPI functions
+ * through collectives/; the int, _c, blocking, nonblocking and persistent MPI functions
  * are thin wrappers.
  */
 #include "libmpi/api/coll_check.h"
@@ -30,4 +30,11 @@ int PMPI_Barrier(MPI_Comm comm)
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
     return barrier("MPI_Ibarrier", comm, request);
+}
+
+#pragma weak MPI_Barrier_init = PMPI_Barrier_init
+int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Barrier_init", comm, info);
+    return rc ? rc : barrier("MPI_Barrier_init", comm, request);
 }

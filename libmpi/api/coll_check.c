@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "libmpi/api/coll_check.h"
 #include "tern/err.h"
@@ -33,13 +34,34 @@ static void explain(const char *fn, int rc)
                         "(no algorithm for it yet)", fn);
 }
 
+int tern_api_coll_start(const char *fn, struct tern_coll_args *a, struct tern_request **r)
+{
+    int rc = tern_coll_run(a, r);
+    explain(fn, rc);
+    return rc;
+}
+
+/* The persistent forms: "MPI_Bcast_init", "MPI_Bcast_init_c"... */
+static int persistent(const char *fn)
+{
+    return strstr(fn, "_init") != NULL;
+}
+
+int tern_api_coll_info(const char *fn, MPI_Comm comm, MPI_Info info)
+{
+    int rc = tern_check_init();
+    if (!rc)
+        rc = tern_check_info_null(info);
+    return rc ? tern_api_error(tern_comm_get(comm), fn, rc) : MPI_SUCCESS;
+}
+
 int tern_api_coll_run(const char *fn, struct tern_api_coll *x, int rc, MPI_Request *req)
 {
     struct tern_request *r = NULL;
-    if (!rc) {
-        rc = tern_coll_run(&x->a, req == TERN_API_BLOCKING ? NULL : &r);
-        explain(fn, rc);
-    }
+    if (!rc && req != TERN_API_BLOCKING && persistent(fn))
+        rc = tern_api_coll_persist(x, &r);
+    else if (!rc)
+        rc = tern_api_coll_start(fn, &x->a, req == TERN_API_BLOCKING ? NULL : &r);
     for (int i = 0; i < x->nowned; i++)
         free(x->owned[i]);
     x->nowned = 0;
@@ -338,6 +360,12 @@ int tern_api_coll_types(struct tern_api_coll *x, const MPI_Datatype *h, const si
             tern_api_detail("invalid datatype MPI_DATATYPE_NULL at index %d of %s", i, name);
         return TERN_ETYPE;
     }
+    /* Alltoallw has two such arrays, a send and a receive one. */
+    int k = x->ntypes[0] ? 1 : 0;
+    if (x->ntypes[k])
+        return TERN_EINTERN;
+    x->types[k] = v;
+    x->ntypes[k] = n;
     *out = v;
     return 0;
 }

@@ -7,8 +7,8 @@
  *
  * Each collective is written once, as a static function of its family file
  * that takes MPI_Count-typed scalars and struct tern_api_array arrays; the
- * int, _c, blocking and nonblocking MPI functions are thin wrappers around
- * it. The function fills a struct tern_api_coll: the arguments for
+ * int, _c, blocking, nonblocking and persistent MPI functions are thin
+ * wrappers around it. The function fills a struct tern_api_coll: the arguments for
  * collectives/ (struct tern_coll_args) plus the arrays converted for it.
  * tern_api_coll_run() then starts the collective (or reports the first
  * failed check), frees the converted arrays (the algorithms copy what they
@@ -16,7 +16,11 @@
  * the communicator's error handler.
  *
  * Blocking calls pass TERN_API_BLOCKING as the request pointer; the
- * nonblocking ones pass the user's pointer, which must not be NULL.
+ * nonblocking and the persistent ones (MPI_Bcast_init...) pass the user's
+ * pointer, which must not be NULL. A persistent call is told by its name
+ * (fn ends in "_init" or "_init_c"): tern_api_coll_run() then keeps the
+ * checked arguments in a persistent request (persist_api.c), and each
+ * MPI_Start runs them as the nonblocking form would.
  *
  * Every check returns 0 or a TERN_E* code and, on error, records a detail
  * naming the argument and its value ("invalid recvcount -3").
@@ -64,6 +68,10 @@ struct tern_api_coll {
      * communicator's size, unless nblocks_set: then nblocks, a
      * neighbourhood collective's in- or out-degree (which may be 0). */
     int nblocks, nblocks_set;
+    /* The datatype arrays of the w forms (tern_api_coll_types) and their
+     * lengths, so that a persistent collective can hold each type. */
+    const struct tern_dtype *const *types[2];
+    int ntypes[2];
 };
 
 /* The checks every collective starts with: initialized, a valid
@@ -71,9 +79,24 @@ struct tern_api_coll {
 int tern_api_coll_begin(MPI_Comm comm, MPI_Request *req, struct tern_comm **c);
 
 /* Runs the checked collective x, or reports rc, the first failed check.
- * Frees the converted arrays, sets *req for a nonblocking call, and turns
- * an error into the call's result through the communicator's handler. */
+ * Frees the converted arrays, sets *req for a nonblocking or persistent
+ * call, and turns an error into the call's result through the
+ * communicator's handler. */
 int tern_api_coll_run(const char *fn, struct tern_api_coll *x, int rc, MPI_Request *req);
+
+/* Starts the collective a: blocking when r is NULL, else *r is its
+ * request. On an error, records what it means for the user of fn. */
+int tern_api_coll_start(const char *fn, struct tern_coll_args *a, struct tern_request **r);
+
+/* The info argument of a persistent collective: MPI_INFO_NULL, since Tern
+ * has no info objects yet. MPI_SUCCESS, or the error through comm's
+ * handler. */
+int tern_api_coll_info(const char *fn, MPI_Comm comm, MPI_Info info);
+
+/* persist_api.c: a persistent request *r that keeps the checked
+ * collective x, taking x's converted arrays and a reference on its
+ * communicator, datatypes and op. */
+int tern_api_coll_persist(struct tern_api_coll *x, struct tern_request **r);
 
 /* root in [0, size). */
 int tern_check_root(const struct tern_comm *c, int root);

@@ -1,7 +1,7 @@
 /*
  * The neighbourhood collectives: MPI_Neighbor_allgather, _allgatherv,
- * _alltoall, _alltoallv and _alltoallw, in their blocking, nonblocking and
- * large-count forms, on a communicator with a process topology (cart_api.c,
+ * _alltoall, _alltoallv and _alltoallw, in their blocking, nonblocking,
+ * persistent and large-count forms, on a communicator with a process topology (cart_api.c,
  * graph_api.c). Block k of the send buffer goes to out-neighbour k and
  * block k of the receive buffer comes from in-neighbour k, in the order
  * MPI_Cart_shift, MPI_Graph_neighbors or MPI_Dist_graph_neighbors gives;
@@ -161,10 +161,24 @@ int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype se
     return blocks("MPI_Ineighbor_allgather", TERN_COLL_NEIGHBOR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
+#pragma weak MPI_Neighbor_allgather_init = PMPI_Neighbor_allgather_init
+int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Neighbor_allgather_init", comm, info);
+    return rc ? rc : blocks("MPI_Neighbor_allgather_init", TERN_COLL_NEIGHBOR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
 #pragma weak MPI_Ineighbor_allgather_c = PMPI_Ineighbor_allgather_c
 int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return blocks("MPI_Ineighbor_allgather_c", TERN_COLL_NEIGHBOR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
+#pragma weak MPI_Neighbor_allgather_init_c = PMPI_Neighbor_allgather_init_c
+int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Neighbor_allgather_init_c", comm, info);
+    return rc ? rc : blocks("MPI_Neighbor_allgather_init_c", TERN_COLL_NEIGHBOR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
 /* MPI_Neighbor_allgatherv ------------------------------------------------- */
@@ -187,10 +201,24 @@ int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
     return allgatherv("MPI_Ineighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf, TERN_API_INTS(recvcounts), TERN_API_INTS(displs), recvtype, comm, request);
 }
 
+#pragma weak MPI_Neighbor_allgatherv_init = PMPI_Neighbor_allgatherv_init
+int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Neighbor_allgatherv_init", comm, info);
+    return rc ? rc : allgatherv("MPI_Neighbor_allgatherv_init", sendbuf, sendcount, sendtype, recvbuf, TERN_API_INTS(recvcounts), TERN_API_INTS(displs), recvtype, comm, request);
+}
+
 #pragma weak MPI_Ineighbor_allgatherv_c = PMPI_Ineighbor_allgatherv_c
 int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return allgatherv("MPI_Ineighbor_allgatherv_c", sendbuf, sendcount, sendtype, recvbuf, TERN_API_COUNTS(recvcounts), TERN_API_AINTS(displs), recvtype, comm, request);
+}
+
+#pragma weak MPI_Neighbor_allgatherv_init_c = PMPI_Neighbor_allgatherv_init_c
+int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Neighbor_allgatherv_init_c", comm, info);
+    return rc ? rc : allgatherv("MPI_Neighbor_allgatherv_init_c", sendbuf, sendcount, sendtype, recvbuf, TERN_API_COUNTS(recvcounts), TERN_API_AINTS(displs), recvtype, comm, request);
 }
 
 /* MPI_Neighbor_alltoall ------------------------------------------------- */
@@ -213,10 +241,24 @@ int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
     return blocks("MPI_Ineighbor_alltoall", TERN_COLL_NEIGHBOR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
+#pragma weak MPI_Neighbor_alltoall_init = PMPI_Neighbor_alltoall_init
+int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Neighbor_alltoall_init", comm, info);
+    return rc ? rc : blocks("MPI_Neighbor_alltoall_init", TERN_COLL_NEIGHBOR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
 #pragma weak MPI_Ineighbor_alltoall_c = PMPI_Ineighbor_alltoall_c
 int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return blocks("MPI_Ineighbor_alltoall_c", TERN_COLL_NEIGHBOR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
+#pragma weak MPI_Neighbor_alltoall_init_c = PMPI_Neighbor_alltoall_init_c
+int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Neighbor_alltoall_init_c", comm, info);
+    return rc ? rc : blocks("MPI_Neighbor_alltoall_init_c", TERN_COLL_NEIGHBOR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
 /* MPI_Neighbor_alltoallv ------------------------------------------------- */
@@ -239,10 +281,24 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
     return alltoallv("MPI_Ineighbor_alltoallv", sendbuf, TERN_API_INTS(sendcounts), TERN_API_INTS(sdispls), sendtype, recvbuf, TERN_API_INTS(recvcounts), TERN_API_INTS(rdispls), recvtype, comm, request);
 }
 
+#pragma weak MPI_Neighbor_alltoallv_init = PMPI_Neighbor_alltoallv_init
+int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Neighbor_alltoallv_init", comm, info);
+    return rc ? rc : alltoallv("MPI_Neighbor_alltoallv_init", sendbuf, TERN_API_INTS(sendcounts), TERN_API_INTS(sdispls), sendtype, recvbuf, TERN_API_INTS(recvcounts), TERN_API_INTS(rdispls), recvtype, comm, request);
+}
+
 #pragma weak MPI_Ineighbor_alltoallv_c = PMPI_Ineighbor_alltoallv_c
 int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return alltoallv("MPI_Ineighbor_alltoallv_c", sendbuf, TERN_API_COUNTS(sendcounts), TERN_API_AINTS(sdispls), sendtype, recvbuf, TERN_API_COUNTS(recvcounts), TERN_API_AINTS(rdispls), recvtype, comm, request);
+}
+
+#pragma weak MPI_Neighbor_alltoallv_init_c = PMPI_Neighbor_alltoallv_init_c
+int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Neighbor_alltoallv_init_c", comm, info);
+    return rc ? rc : alltoallv("MPI_Neighbor_alltoallv_init_c", sendbuf, TERN_API_COUNTS(sendcounts), TERN_API_AINTS(sdispls), sendtype, recvbuf, TERN_API_COUNTS(recvcounts), TERN_API_AINTS(rdispls), recvtype, comm, request);
 }
 
 /* MPI_Neighbor_alltoallw ------------------------------------------------- */
@@ -265,8 +321,22 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const 
     return alltoallw("MPI_Ineighbor_alltoallw", sendbuf, TERN_API_INTS(sendcounts), sdispls, sendtypes, recvbuf, TERN_API_INTS(recvcounts), rdispls, recvtypes, comm, request);
 }
 
+#pragma weak MPI_Neighbor_alltoallw_init = PMPI_Neighbor_alltoallw_init
+int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Neighbor_alltoallw_init", comm, info);
+    return rc ? rc : alltoallw("MPI_Neighbor_alltoallw_init", sendbuf, TERN_API_INTS(sendcounts), sdispls, sendtypes, recvbuf, TERN_API_INTS(recvcounts), rdispls, recvtypes, comm, request);
+}
+
 #pragma weak MPI_Ineighbor_alltoallw_c = PMPI_Ineighbor_alltoallw_c
 int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
     return alltoallw("MPI_Ineighbor_alltoallw_c", sendbuf, TERN_API_COUNTS(sendcounts), sdispls, sendtypes, recvbuf, TERN_API_COUNTS(recvcounts), rdispls, recvtypes, comm, request);
+}
+
+#pragma weak MPI_Neighbor_alltoallw_init_c = PMPI_Neighbor_alltoallw_init_c
+int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Neighbor_alltoallw_init_c", comm, info);
+    return rc ? rc : alltoallw("MPI_Neighbor_alltoallw_init_c", sendbuf, TERN_API_COUNTS(sendcounts), sdispls, sendtypes, recvbuf, TERN_API_COUNTS(recvcounts), rdispls, recvtypes, comm, request);
 }

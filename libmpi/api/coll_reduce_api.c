@@ -1,7 +1,7 @@
 /*
  * The reduction collectives: Reduce, Allreduce, Reduce_scatter_block,
- * Reduce_scatter, Scan, Exscan, in their blocking, nonblocking and
- * large-count forms.
+ * Reduce_scatter, Scan, Exscan, in their blocking, nonblocking, persistent
+ * and large-count forms.
  *
  * All take one datatype and one op, which must be defined for it. Every
  * rank may pass MPI_IN_PLACE as sendbuf (its input is then in recvbuf),
@@ -122,10 +122,24 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
     return reduce_like("MPI_Ireduce", TERN_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, request);
 }
 
+#pragma weak MPI_Reduce_init = PMPI_Reduce_init
+int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Reduce_init", comm, info);
+    return rc ? rc : reduce_like("MPI_Reduce_init", TERN_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, request);
+}
+
 #pragma weak MPI_Ireduce_c = PMPI_Ireduce_c
 int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
     return reduce_like("MPI_Ireduce_c", TERN_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, request);
+}
+
+#pragma weak MPI_Reduce_init_c = PMPI_Reduce_init_c
+int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Reduce_init_c", comm, info);
+    return rc ? rc : reduce_like("MPI_Reduce_init_c", TERN_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, request);
 }
 
 #pragma weak MPI_Allreduce = PMPI_Allreduce
@@ -146,10 +160,24 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
     return reduce_like("MPI_Iallreduce", TERN_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, request);
 }
 
+#pragma weak MPI_Allreduce_init = PMPI_Allreduce_init
+int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Allreduce_init", comm, info);
+    return rc ? rc : reduce_like("MPI_Allreduce_init", TERN_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, request);
+}
+
 #pragma weak MPI_Iallreduce_c = PMPI_Iallreduce_c
 int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     return reduce_like("MPI_Iallreduce_c", TERN_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, request);
+}
+
+#pragma weak MPI_Allreduce_init_c = PMPI_Allreduce_init_c
+int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Allreduce_init_c", comm, info);
+    return rc ? rc : reduce_like("MPI_Allreduce_init_c", TERN_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, request);
 }
 
 #pragma weak MPI_Scan = PMPI_Scan
@@ -170,10 +198,24 @@ int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     return reduce_like("MPI_Iscan", TERN_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, request);
 }
 
+#pragma weak MPI_Scan_init = PMPI_Scan_init
+int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Scan_init", comm, info);
+    return rc ? rc : reduce_like("MPI_Scan_init", TERN_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, request);
+}
+
 #pragma weak MPI_Iscan_c = PMPI_Iscan_c
 int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     return reduce_like("MPI_Iscan_c", TERN_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, request);
+}
+
+#pragma weak MPI_Scan_init_c = PMPI_Scan_init_c
+int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Scan_init_c", comm, info);
+    return rc ? rc : reduce_like("MPI_Scan_init_c", TERN_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, request);
 }
 
 #pragma weak MPI_Exscan = PMPI_Exscan
@@ -194,10 +236,24 @@ int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
     return reduce_like("MPI_Iexscan", TERN_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, request);
 }
 
+#pragma weak MPI_Exscan_init = PMPI_Exscan_init
+int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Exscan_init", comm, info);
+    return rc ? rc : reduce_like("MPI_Exscan_init", TERN_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, request);
+}
+
 #pragma weak MPI_Iexscan_c = PMPI_Iexscan_c
 int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     return reduce_like("MPI_Iexscan_c", TERN_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, request);
+}
+
+#pragma weak MPI_Exscan_init_c = PMPI_Exscan_init_c
+int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Exscan_init_c", comm, info);
+    return rc ? rc : reduce_like("MPI_Exscan_init_c", TERN_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, request);
 }
 
 #pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
@@ -218,10 +274,24 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
     return reduce_like("MPI_Ireduce_scatter_block", TERN_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, request);
 }
 
+#pragma weak MPI_Reduce_scatter_block_init = PMPI_Reduce_scatter_block_init
+int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Reduce_scatter_block_init", comm, info);
+    return rc ? rc : reduce_like("MPI_Reduce_scatter_block_init", TERN_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, request);
+}
+
 #pragma weak MPI_Ireduce_scatter_block_c = PMPI_Ireduce_scatter_block_c
 int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     return reduce_like("MPI_Ireduce_scatter_block_c", TERN_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, request);
+}
+
+#pragma weak MPI_Reduce_scatter_block_init_c = PMPI_Reduce_scatter_block_init_c
+int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Reduce_scatter_block_init_c", comm, info);
+    return rc ? rc : reduce_like("MPI_Reduce_scatter_block_init_c", TERN_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, request);
 }
 
 /* Reduce_scatter: recvcounts[i] elements of the result go to rank i. */
@@ -269,8 +339,22 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
     return reduce_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf, TERN_API_INTS(recvcounts), datatype, op, comm, request);
 }
 
+#pragma weak MPI_Reduce_scatter_init = PMPI_Reduce_scatter_init
+int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Reduce_scatter_init", comm, info);
+    return rc ? rc : reduce_scatter("MPI_Reduce_scatter_init", sendbuf, recvbuf, TERN_API_INTS(recvcounts), datatype, op, comm, request);
+}
+
 #pragma weak MPI_Ireduce_scatter_c = PMPI_Ireduce_scatter_c
 int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     return reduce_scatter("MPI_Ireduce_scatter_c", sendbuf, recvbuf, TERN_API_COUNTS(recvcounts), datatype, op, comm, request);
+}
+
+#pragma weak MPI_Reduce_scatter_init_c = PMPI_Reduce_scatter_init_c
+int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Reduce_scatter_init_c", comm, info);
+    return rc ? rc : reduce_scatter("MPI_Reduce_scatter_init_c", sendbuf, recvbuf, TERN_API_COUNTS(recvcounts), datatype, op, comm, request);
 }

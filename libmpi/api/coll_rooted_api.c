@@ -1,6 +1,6 @@
 /*
  * The rooted collectives: Bcast, Gather, Gatherv, Scatter, Scatterv, in
- * their blocking, nonblocking and large-count forms.
+ * their blocking, nonblocking, persistent and large-count forms.
  *
  * Only the root checks the root-only arguments (the receive side of a
  * gather, the send side of a scatter), as the standard makes them
@@ -74,10 +74,24 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
     return bcast("MPI_Ibcast", buffer, count, datatype, root, comm, request);
 }
 
+#pragma weak MPI_Bcast_init = PMPI_Bcast_init
+int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Bcast_init", comm, info);
+    return rc ? rc : bcast("MPI_Bcast_init", buffer, count, datatype, root, comm, request);
+}
+
 #pragma weak MPI_Ibcast_c = PMPI_Ibcast_c
 int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
     return bcast("MPI_Ibcast_c", buffer, count, datatype, root, comm, request);
+}
+
+#pragma weak MPI_Bcast_init_c = PMPI_Bcast_init_c
+int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Bcast_init_c", comm, info);
+    return rc ? rc : bcast("MPI_Bcast_init_c", buffer, count, datatype, root, comm, request);
 }
 
 /* Gather and Gatherv ---------------------------------------------------- */
@@ -136,10 +150,24 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     return gather("MPI_Igather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
 
+#pragma weak MPI_Gather_init = PMPI_Gather_init
+int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Gather_init", comm, info);
+    return rc ? rc : gather("MPI_Gather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+}
+
 #pragma weak MPI_Igather_c = PMPI_Igather_c
 int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     return gather("MPI_Igather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+}
+
+#pragma weak MPI_Gather_init_c = PMPI_Gather_init_c
+int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Gather_init_c", comm, info);
+    return rc ? rc : gather("MPI_Gather_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
 
 static int gatherv(const char *fn, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
@@ -186,10 +214,24 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     return gatherv("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf, TERN_API_INTS(recvcounts), TERN_API_INTS(displs), recvtype, root, comm, request);
 }
 
+#pragma weak MPI_Gatherv_init = PMPI_Gatherv_init
+int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Gatherv_init", comm, info);
+    return rc ? rc : gatherv("MPI_Gatherv_init", sendbuf, sendcount, sendtype, recvbuf, TERN_API_INTS(recvcounts), TERN_API_INTS(displs), recvtype, root, comm, request);
+}
+
 #pragma weak MPI_Igatherv_c = PMPI_Igatherv_c
 int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     return gatherv("MPI_Igatherv_c", sendbuf, sendcount, sendtype, recvbuf, TERN_API_COUNTS(recvcounts), TERN_API_AINTS(displs), recvtype, root, comm, request);
+}
+
+#pragma weak MPI_Gatherv_init_c = PMPI_Gatherv_init_c
+int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Gatherv_init_c", comm, info);
+    return rc ? rc : gatherv("MPI_Gatherv_init_c", sendbuf, sendcount, sendtype, recvbuf, TERN_API_COUNTS(recvcounts), TERN_API_AINTS(displs), recvtype, root, comm, request);
 }
 
 /* Scatter and Scatterv --------------------------------------------------- */
@@ -248,10 +290,24 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     return scatter("MPI_Iscatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
 
+#pragma weak MPI_Scatter_init = PMPI_Scatter_init
+int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Scatter_init", comm, info);
+    return rc ? rc : scatter("MPI_Scatter_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+}
+
 #pragma weak MPI_Iscatter_c = PMPI_Iscatter_c
 int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     return scatter("MPI_Iscatter_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+}
+
+#pragma weak MPI_Scatter_init_c = PMPI_Scatter_init_c
+int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Scatter_init_c", comm, info);
+    return rc ? rc : scatter("MPI_Scatter_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
 
 static int scatterv(const char *fn, const void *sbuf, struct tern_api_array scounts,
@@ -299,8 +355,22 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
     return scatterv("MPI_Iscatterv", sendbuf, TERN_API_INTS(sendcounts), TERN_API_INTS(displs), sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
 
+#pragma weak MPI_Scatterv_init = PMPI_Scatterv_init
+int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Scatterv_init", comm, info);
+    return rc ? rc : scatterv("MPI_Scatterv_init", sendbuf, TERN_API_INTS(sendcounts), TERN_API_INTS(displs), sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+}
+
 #pragma weak MPI_Iscatterv_c = PMPI_Iscatterv_c
 int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     return scatterv("MPI_Iscatterv_c", sendbuf, TERN_API_COUNTS(sendcounts), TERN_API_AINTS(displs), sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+}
+
+#pragma weak MPI_Scatterv_init_c = PMPI_Scatterv_init_c
+int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = tern_api_coll_info("MPI_Scatterv_init_c", comm, info);
+    return rc ? rc : scatterv("MPI_Scatterv_init_c", sendbuf, TERN_API_COUNTS(sendcounts), TERN_API_AINTS(displs), sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }

@@ -1,12 +1,15 @@
 /*
- * Persistent point-to-point requests: MPI_Send_init, MPI_Bsend_init,
- * MPI_Ssend_init, MPI_Rsend_init, MPI_Recv_init (and their _c forms),
+ * Persistent requests: MPI_Send_init, MPI_Bsend_init, MPI_Ssend_init,
+ * MPI_Rsend_init, MPI_Recv_init (and their _c forms), the persistent
+ * collectives' requests (MPI_Bcast_init... are checked by the collective
+ * API files, which hand the checked call to tern_api_coll_persist()),
  * MPI_Start and MPI_Startall.
  *
  * The user's handle is a request of kind TERN_REQ_PERSIST that keeps the
  * checked arguments (with a reference on the communicator and the
- * datatype). MPI_Start begins the operation as MPI_Isend (or its mode's
- * form) or MPI_Irecv would and keeps its request as `inner`; the
+ * datatypes, and the op of a reduction). MPI_Start begins the operation as
+ * MPI_Isend (or its mode's form), MPI_Irecv or the collective's
+ * nonblocking form would, and keeps its request as `inner`; the
  * completion calls (request_api.c) complete the inner request, give its
  * status and make the persistent one inactive again, leaving the handle
  * as it is. An inactive persistent request completes at once with an
@@ -16,17 +19,79 @@
 #include <stdlib.h>
 
 #include "libmpi/api/api.h"
+#include "libmpi/api/coll_check.h"
 #include "libmpi/p2p/p2p.h"
 #include "tern/err.h"
 
-enum op { OP_SEND, OP_BSEND, OP_SSEND, OP_RSEND, OP_RECV };
+enum op { OP_SEND, OP_BSEND, OP_SSEND, OP_RSEND, OP_RECV, OP_COLL };
 
 struct persist {
     enum op op;
+    /* Point to point. */
     void *buf;
     MPI_Count count;
     int peer, tag;
+    /* A collective: its checked arguments, with the arrays converted for
+     * them (owned here) and the datatype arrays among those. */
+    struct tern_coll_args a;
+    void *arrays[TERN_API_COLL_OWNED];
+    int narrays;
+    const struct tern_dtype *const *types[2];
+    int ntypes[2];
 };
+
+/* Calls on_type on each datatype and on_op on the op that a persistent
+ * collective uses. */
+static void each_object(const struct persist *p, void (*on_type)(const struct tern_dtype *),
+                        void (*on_op)(const struct tern_op *))
+{
+    if (p->a.sdt)
+        on_type(p->a.sdt);
+    if (p->a.rdt)
+        on_type(p->a.rdt);
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < p->ntypes[k]; i++)
+            on_type(p->types[k][i]);
+    if (p->a.op)
+        on_op(p->a.op);
+}
+
+/* A persistent collective's arguments go with its request. */
+static void coll_free(void *owned)
+{
+    struct persist *p = owned;
+    each_object(p, tern_dtype_release, tern_op_release);
+    for (int i = 0; i < p->narrays; i++)
+        free(p->arrays[i]);
+    free(p);
+}
+
+int tern_api_coll_persist(struct tern_api_coll *x, struct tern_request **out)
+{
+    struct persist *p = calloc(1, sizeof *p);
+    struct tern_request *r = p ? tern_request_alloc(TERN_REQ_PERSIST) : NULL;
+    if (!r) {
+        free(p);
+        return TERN_ENOMEM;
+    }
+    p->op = OP_COLL;
+    p->a = x->a;
+    for (int i = 0; i < x->nowned; i++)
+        p->arrays[i] = x->owned[i];
+    p->narrays = x->nowned;
+    x->nowned = 0;
+    for (int k = 0; k < 2; k++) {
+        p->types[k] = x->types[k];
+        p->ntypes[k] = x->ntypes[k];
+    }
+    each_object(p, tern_dtype_retain, tern_op_retain);
+    r->owned = p;
+    r->owned_free = coll_free;
+    tern_request_hold_comm(r, x->a.comm);
+    r->done = 1;
+    *out = r;
+    return 0;
+}
 
 static int make(const char *fn, enum op op, const void *buf, MPI_Count count,
                 MPI_Datatype type, int peer, int tag, MPI_Comm comm, MPI_Request *req)
@@ -67,7 +132,11 @@ static int start(const char *fn, struct tern_request *r)
     if (p->op == OP_BSEND)
         return tern_api_bsend_start(fn, p->buf, (size_t)p->count, r->dtype, p->peer, p->tag, c,
                                     &r->inner);
-    if (p->op == OP_RECV) {
+    if (p->op == OP_COLL) {
+        /* A copy: running a collective fills in its size and rank. */
+        struct tern_coll_args a = p->a;
+        rc = tern_api_coll_start(fn, &a, &r->inner);
+    } else if (p->op == OP_RECV) {
         rc = tern_p2p_irecv(p->buf, (size_t)p->count, r->dtype, p->peer, p->tag, c, c->ctx,
                             &r->inner);
     } else {

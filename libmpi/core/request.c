@@ -49,7 +49,10 @@ void tern_request_free(struct tern_request *r)
         tern_comm_release(r->comm);
     if (r->dtype)
         tern_dtype_release(r->dtype);
-    free(r->owned);
+    if (r->owned_free)
+        r->owned_free(r->owned);
+    else
+        free(r->owned);
     r->magic = TERN_MAGIC_DEAD;
     r->next = free_list;
     free_list = r;

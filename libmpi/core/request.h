@@ -74,7 +74,9 @@ struct tern_request {
     struct tern_request *partner;
     void *owned;         /* A buffer freed with the request (the packed copy
                             that MPI_Isendrecv_replace sends from, or a
-                            persistent request's arguments). */
+                            persistent request's arguments)... */
+    void (*owned_free)(void *owned); /* ...by this function if set, else
+                            by free(). */
     /* A persistent request: the operation MPI_Start began, NULL while the
      * request is inactive. */
     struct tern_request *inner;
