@@ -14,6 +14,7 @@
  * job first the rank aborts it after TERN_OFI_FAIL_GRACE_MS.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rdma/fabric.h>
@@ -75,6 +76,21 @@ static void push_ready(struct ofi_op_ctx *c)
     st->ready_tail = c;
 }
 
+/* A packet that arrived before its turn: a copy, so that its receive
+ * buffer goes back to the provider at once (see ofi.h). Without memory for
+ * the copy, the buffer itself waits. */
+static struct ofi_op_ctx *early_copy(struct ofi_op_ctx *c)
+{
+    struct ofi_op_ctx *h = malloc(sizeof *h + c->len);
+    if (!h)
+        return c;
+    *h = (struct ofi_op_ctx){ .op = OP_EARLY, .data = (char *)(h + 1), .len = c->len,
+                              .src = c->src, .seq = c->seq };
+    memcpy(h->data, c->data, c->len);
+    tern_ofi_post_recv(c);
+    return h;
+}
+
 /* A receive completed: queue it for delivery if it is the peer's next
  * packet (with the early ones it lets through), else hold it. The sender
  * and number come from the tag, or from the frame. */
@@ -101,8 +117,9 @@ static void arrived(struct ofi_op_ctx *c, uint64_t tag)
     }
     struct ofi_peer *p = &st->peers[c->src];
     if (c->seq != p->rx_seq) {
-        c->next = p->held;
-        p->held = c;
+        struct ofi_op_ctx *h = early_copy(c);
+        h->next = p->held;
+        p->held = h;
         st->n_early++;
         return;
     }
@@ -156,6 +173,8 @@ static void on_error_entry(void)
         c->read->error = e.err;
         tern_ofi_peer_failed(c->read->peer, "a remote read", e.err);
         break;
+    case OP_EARLY: /* A copy: never given to libfabric. */
+        break;
     }
 }
 
@@ -189,6 +208,8 @@ int tern_ofi_poll_cq(void)
         case OP_READ:
             c->busy = 0;
             c->read->inflight--;
+            break;
+        case OP_EARLY:
             break;
         }
     }
@@ -237,9 +258,35 @@ int tern_ofi_deliver(void)
         if (!st->ready_head)
             st->ready_tail = NULL;
         tern_p2p_recv_packet((int)c->src, c->data + st->frame, c->len - st->frame);
-        tern_ofi_post_recv(c);
+        if (c->op == OP_EARLY)
+            free(c);
+        else
+            tern_ofi_post_recv(c);
         n++;
     }
     st->delivering = 0;
     return n;
+}
+
+/* Frees the copies that a list of packets holds (the receive buffers
+ * among them belong to the pool). */
+static void drop_copies(struct ofi_op_ctx *c)
+{
+    while (c) {
+        struct ofi_op_ctx *next = c->next;
+        if (c->op == OP_EARLY)
+            free(c);
+        c = next;
+    }
+}
+
+void tern_ofi_drop_held(void)
+{
+    struct ofi_state *st = &tern_ofi;
+    for (int r = 0; st->peers && r < st->size; r++) {
+        drop_copies(st->peers[r].held);
+        st->peers[r].held = NULL;
+    }
+    drop_copies(st->ready_head);
+    st->ready_head = st->ready_tail = NULL;
 }

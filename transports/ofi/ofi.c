@@ -284,6 +284,7 @@ static int ofi_finalize(void)
     if (st->enabled)
         TERN_LOG(1, "ofi: %llu messages read from peers' memory, %llu packets arrived "
                  "early", st->n_read, st->n_early);
+    tern_ofi_drop_held();
     tern_ofi_close();
     if (st->info)
         tern_fi.freeinfo(st->info);

@@ -24,7 +24,11 @@
  * packet of an FI_MSG send. libfabric completes receives in the order it
  * likes (a provider without FI_ORDER_SAS, or one that completes a large
  * message after a later small one), so the receiver delivers each peer's
- * packets by sequence number and holds the ones that arrive early.
+ * packets by sequence number and holds the ones that arrive early. It
+ * holds a copy and posts the receive buffer again at once: a packet a
+ * provider delivers late may need a posted buffer to arrive at all, and
+ * with every buffer holding a later packet, it never would (libfabric's
+ * shm provider, 3 ranks of dtype_stream under load).
  *
  * Sending copies the packet into a registered bounce buffer (or injects it
  * when it is small), because send() must let the caller reuse its buffers
@@ -55,9 +59,11 @@ struct ofi_frame {
     uint32_t seq;  /* Per (sender, receiver) pair, from 0. */
 };
 
-enum ofi_op { OP_SEND = 1, OP_RECV, OP_READ };
+enum ofi_op { OP_SEND = 1, OP_RECV, OP_READ, OP_EARLY };
 
-/* One outstanding operation: a bounce buffer, a receive buffer or a read.
+/* One outstanding operation: a bounce buffer, a receive buffer or a read;
+ * or (OP_EARLY) a copy of a packet that arrived before its turn, whose
+ * receive buffer was posted again at once (cq.c).
  * The libfabric context comes first, as FI_CONTEXT(2) mode requires. */
 struct ofi_op_ctx {
     struct fi_context2 fctx;
@@ -182,7 +188,9 @@ struct ofi_peer {
     char host[TERN_HOSTNAME_MAX];
     uint32_t tx_seq;            /* Next sequence number to send. */
     uint32_t rx_seq;            /* Next sequence number to deliver. */
-    struct ofi_op_ctx *held;    /* Packets that arrived early. */
+    struct ofi_op_ctx *held;    /* Packets that arrived early: copies
+                                   (OP_EARLY), or a receive buffer when
+                                   there was no memory for a copy. */
 };
 
 struct ofi_state {
@@ -248,6 +256,9 @@ int tern_ofi_poll_cq(void);
 /* Posts what waits to be posted, advances reads, and delivers the packets
  * that are next in order; not re-entered. Returns events. */
 int tern_ofi_deliver(void);
+/* Frees the packets still held or queued (at finalize: a job that ended
+ * in error may leave some). */
+void tern_ofi_drop_held(void);
 /* Records a failed operation toward peer (-1: unknown); the job ends after
  * TERN_OFI_FAIL_GRACE_MS unless the launcher ends it first. */
 void tern_ofi_peer_failed(int peer, const char *what, int fi_err);
