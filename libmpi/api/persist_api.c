@@ -12,14 +12,26 @@
  * nonblocking form would, and keeps its request as `inner`; the
  * completion calls (request_api.c) complete the inner request, give its
  * status and make the persistent one inactive again, leaving the handle
- * as it is. An inactive persistent request completes at once with an
+ * as it is.
+ *
+ * A persistent collective runs on a communicator of its own, a bare
+ * duplicate of the user's made by the _init call (which is collective):
+ * MPI matches persistent collectives in the order of their _init calls,
+ * and the ranks may start them in different orders, so each needs its own
+ * matching space (its tags and shared-memory slot), not the next place in
+ * the user communicator's sequence. Errors still name and go to the
+ * user's communicator.
+ *
+ * An inactive persistent request completes at once with an
  * empty status, as MPI_REQUEST_NULL does. MPI_Request_free releases the
  * persistent request (an operation in flight still completes).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "libmpi/api/api.h"
 #include "libmpi/api/coll_check.h"
+#include "libmpi/core/comm.h"
 #include "libmpi/p2p/p2p.h"
 #include "tern/err.h"
 
@@ -60,6 +72,7 @@ static void each_object(const struct persist *p, void (*on_type)(const struct te
 static void coll_free(void *owned)
 {
     struct persist *p = owned;
+    tern_comm_discard(p->a.comm);
     each_object(p, tern_dtype_release, tern_op_release);
     for (int i = 0; i < p->narrays; i++)
         free(p->arrays[i]);
@@ -68,14 +81,22 @@ static void coll_free(void *owned)
 
 int tern_api_coll_persist(struct tern_api_coll *x, struct tern_request **out)
 {
+    struct tern_comm *own;
+    int rc = tern_comm_dup_bare(x->a.comm, &own);
+    if (rc)
+        return rc;
     struct persist *p = calloc(1, sizeof *p);
     struct tern_request *r = p ? tern_request_alloc(TERN_REQ_PERSIST) : NULL;
     if (!r) {
         free(p);
+        tern_comm_discard(own);
         return TERN_ENOMEM;
     }
+    /* Messages about its operations name the user's communicator. */
+    memcpy(own->name, x->a.comm->name, sizeof own->name);
     p->op = OP_COLL;
     p->a = x->a;
+    p->a.comm = own;
     for (int i = 0; i < x->nowned; i++)
         p->arrays[i] = x->owned[i];
     p->narrays = x->nowned;

@@ -102,7 +102,11 @@ static int retire(MPI_Request *h, MPI_Status *st, struct tern_comm **comm)
         }
         MPI_Request op = (MPI_Request)r->inner;
         r->inner = NULL;
-        return retire(&op, st, comm);
+        int err = retire(&op, st, comm);
+        /* A persistent collective runs on a communicator of its own. */
+        if (err)
+            *comm = r->comm;
+        return err;
     }
     tern_request_status(r, st);
     int err = r->error;

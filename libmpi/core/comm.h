@@ -128,8 +128,8 @@ int tern_comm_take_nb_ctx(uint32_t m);
 int tern_comm_new(const struct tern_comm *parent, struct tern_group *g, uint32_t m,
                   struct tern_comm **out);
 
-/* Drops a communicator made for the user before the user saw it (its
- * creation failed half-way): no callbacks run. */
+/* Drops a communicator the user never saw (its creation failed half-way,
+ * or the library made it for itself): no callbacks run. */
 void tern_comm_discard(struct tern_comm *c);
 
 /* MPI_Comm_free: delete callbacks, then the user's reference. On a callback
@@ -140,6 +140,9 @@ int tern_comm_free(struct tern_comm *c);
  * (over g's members only). *out is NULL where the standard gives
  * MPI_COMM_NULL. */
 int tern_comm_dup(struct tern_comm *parent, struct tern_comm **out);
+/* The library's own duplicate: new context ids and the topology, but no
+ * attributes (no user callback runs) and no name. */
+int tern_comm_dup_bare(struct tern_comm *parent, struct tern_comm **out);
 /* MPI_Comm_idup (comm_idup.c): *out exists at once and gets its context
  * ids when *req completes. */
 int tern_comm_idup(struct tern_comm *parent, struct tern_comm **out,

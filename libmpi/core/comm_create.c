@@ -60,7 +60,7 @@ static int agree_ctx(const int *all, int n, int size, uint32_t *m)
     return tern_comm_take_ctx(max);
 }
 
-int tern_comm_dup(struct tern_comm *parent, struct tern_comm **out)
+int tern_comm_dup_bare(struct tern_comm *parent, struct tern_comm **out)
 {
     int mine = (int)tern_comm_next_ctx(), *all;
     uint32_t m;
@@ -72,14 +72,19 @@ int tern_comm_dup(struct tern_comm *parent, struct tern_comm **out)
     struct tern_comm *c = NULL;
     if (!rc)
         rc = tern_comm_new(parent, parent->group, m, &c);
-    if (!rc) {
-        rc = tern_attr_copy(&parent->attrs, TERN_ATTR_COMM, (void *)parent->handle,
-                            &c->attrs, (void *)c->handle);
-        if (!rc)
-            rc = tern_topo_dup(parent->topo, &c->topo);
-        if (rc)
-            tern_comm_discard(c);
-    }
+    if (!rc && (rc = tern_topo_dup(parent->topo, &c->topo)))
+        tern_comm_discard(c);
+    *out = rc ? NULL : c;
+    return rc;
+}
+
+int tern_comm_dup(struct tern_comm *parent, struct tern_comm **out)
+{
+    struct tern_comm *c;
+    int rc = tern_comm_dup_bare(parent, &c);
+    if (!rc && (rc = tern_attr_copy(&parent->attrs, TERN_ATTR_COMM, (void *)parent->handle,
+                                    &c->attrs, (void *)c->handle)))
+        tern_comm_discard(c);
     *out = rc ? NULL : c;
     return rc;
 }

@@ -8,7 +8,9 @@
  *    requests are started with MPI_Startall and completed with
  *    MPI_Waitall, and every result is compared with a reference computed
  *    here. A later round starts them one by one with MPI_Start and
- *    completes them with MPI_Test loops in reverse order.
+ *    completes them with MPI_Test loops in reverse order; odd ranks start
+ *    them in the opposite order, since persistent collectives match by
+ *    the order of their _init calls, not of their starts.
  *  - The derived datatypes and the user op are freed right after the init
  *    calls: the requests must keep what they need.
  *  - The handles stay valid after completion and can be started again.
@@ -336,8 +338,10 @@ int main(int argc, char **argv)
             TT_MPI(MPI_Startall(nreq, req));
             TT_MPI(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
         } else {
-            for (int i = 0; i < nreq; i++)
-                TT_MPI(MPI_Start(&req[i]));
+            /* Odd ranks start them in the opposite order: persistent
+             * collectives match in the order of their _init calls. */
+            for (int j = 0; j < nreq; j++)
+                TT_MPI(MPI_Start(&req[rank % 2 ? nreq - 1 - j : j]));
             for (int i = nreq - 1; i >= 0; i--) {
                 int flag = 0;
                 while (!flag)
