@@ -45,7 +45,10 @@ enum tern_err {
     TERN_ENOTINIT = -31,   /* Called before MPI_Init or after MPI_Finalize. */
     TERN_EDIMS = -32,      /* Invalid dimensions (MPI_Dims_create, MPI_Cart_create). */
     TERN_ETOPOLOGY = -33,  /* The communicator has no topology of the kind asked for. */
-    TERN_E_COUNT_ = 34     /* Number of codes, for the table; not a code. */
+    TERN_EINFO_KEY = -34,  /* An info key empty or too long. */
+    TERN_EINFO_VALUE = -35,/* An info value empty or too long. */
+    TERN_EINFO_NOKEY = -36,/* An info object does not hold the key. */
+    TERN_E_COUNT_ = 37     /* Number of codes, for the table; not a code. */
 };
 
 /* The MPI error class of a code (MPI_SUCCESS for 0). */

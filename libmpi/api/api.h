@@ -58,9 +58,10 @@ int tern_check_recv_tag(int tag);
 int tern_check_ptr(const void *p, const char *name);
 /* A valid group (MPI_GROUP_EMPTY included); defined in group_api.c. */
 int tern_check_group(MPI_Group h, struct tern_group **out);
-/* MPI_INFO_NULL, the only info argument accepted until info objects exist;
- * defined in comm_api.c. */
-int tern_check_info_null(MPI_Info info);
+/* An info argument of a call that takes hints: MPI_INFO_NULL or a valid
+ * info (Tern ignores the hints, as the standard allows); defined in
+ * comm_api.c. */
+int tern_check_info(MPI_Info info);
 /* The first checks of a communicator constructor: initialized, comm valid,
  * the output pointer not NULL; defined in comm_api.c. */
 int tern_check_comm_ctor(MPI_Comm comm, struct tern_comm **c, const void *newcomm);

@@ -51,7 +51,7 @@ int tern_api_coll_info(const char *fn, MPI_Comm comm, MPI_Info info)
 {
     int rc = tern_check_init();
     if (!rc)
-        rc = tern_check_info_null(info);
+        rc = tern_check_info(info);
     return rc ? tern_api_error(tern_comm_get(comm), fn, rc) : MPI_SUCCESS;
 }
 

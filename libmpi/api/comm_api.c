@@ -10,14 +10,14 @@
 #include "libmpi/api/api.h"
 #include "libmpi/core/attr.h"
 #include "libmpi/core/group.h"
+#include "libmpi/core/info.h"
 #include "tern/err.h"
 
-int tern_check_info_null(MPI_Info info)
+int tern_check_info(MPI_Info info)
 {
-    if (info == MPI_INFO_NULL)
+    if (info == MPI_INFO_NULL || tern_info_get(info))
         return 0;
-    tern_api_detail("invalid info %p: info objects are not supported yet "
-                    "(pass MPI_INFO_NULL)", (void *)info);
+    tern_api_detail("invalid info %p (not an info object, or freed)", (void *)info);
     return TERN_EINFO;
 }
 
@@ -107,7 +107,7 @@ static int dup_common(const char *fn, MPI_Comm comm, MPI_Info info, MPI_Comm *ne
     struct tern_comm *c = NULL, *nc = NULL;
     int rc = tern_check_comm_ctor(comm, &c, newcomm);
     if (!rc)
-        rc = tern_check_info_null(info);
+        rc = tern_check_info(info);
     if (!rc && is_nb)
         rc = tern_check_ptr(request, "request");
     struct tern_request *r = NULL;
@@ -181,7 +181,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
         rc = TERN_EARG;
     }
     if (!rc)
-        rc = tern_check_info_null(info);
+        rc = tern_check_info(info);
     if (!rc)
         rc = tern_comm_split_type(c, split_type, key, &nc);
     if (rc)

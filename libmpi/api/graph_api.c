@@ -247,7 +247,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     struct tern_topo *t = NULL;
     int rc = tern_check_comm_ctor(comm_old, &c, comm_dist_graph);
     if (!rc)
-        rc = tern_check_info_null(info);
+        rc = tern_check_info(info);
     if (!rc) {
         int bad = check_side(indegree, sources, sourceweights, c->size, "indegree", "sources",
                              "sourceweights");
@@ -378,7 +378,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     int m = 0, nall = 0, *mine = NULL, *all = NULL;
     int rc = tern_check_comm_ctor(comm_old, &c, comm_dist_graph);
     if (!rc)
-        rc = tern_check_info_null(info);
+        rc = tern_check_info(info);
     if (!rc) {
         int bad = check_edges(n, sources, degrees, destinations, weights, c->size, &m);
         if (!bad && !(mine = malloc(3 * (size_t)m * sizeof(int) + 1)))

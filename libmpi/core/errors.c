@@ -46,6 +46,9 @@ static const struct err_entry table[TERN_E_COUNT_] = {
     [-TERN_ENOTINIT] = { MPI_ERR_OTHER, "MPI is not initialized (called before MPI_Init or after MPI_Finalize)" },
     [-TERN_EDIMS] = { MPI_ERR_DIMS, "invalid dimensions" },
     [-TERN_ETOPOLOGY] = { MPI_ERR_TOPOLOGY, "invalid topology" },
+    [-TERN_EINFO_KEY] = { MPI_ERR_INFO_KEY, "invalid info key" },
+    [-TERN_EINFO_VALUE] = { MPI_ERR_INFO_VALUE, "invalid info value" },
+    [-TERN_EINFO_NOKEY] = { MPI_ERR_INFO_NOKEY, "no such key in the info object" },
 };
 
 static const struct err_entry *lookup(int code)
