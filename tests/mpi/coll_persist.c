@@ -14,8 +14,8 @@
  *  - The derived datatypes and the user op are freed right after the init
  *    calls: the requests must keep what they need.
  *  - The handles stay valid after completion and can be started again.
- *  - Errors, with MPI_ERRORS_RETURN: an invalid root or a non-null info at
- *    init (MPI_ERR_ROOT, MPI_ERR_INFO, request left alone), MPI_Start of an
+ *  - Errors, with MPI_ERRORS_RETURN: an invalid root or info handle at init
+ *    (MPI_ERR_ROOT, MPI_ERR_INFO, request left alone), MPI_Start of an
  *    active request (MPI_ERR_REQUEST), MPI_Cancel of an active collective
  *    (MPI_ERR_REQUEST); MPI_Request_free of an inactive one.
  */
@@ -286,33 +286,25 @@ static void check(const struct bufs *b, int k)
     }
 }
 
-static int err_class(int rc)
-{
-    int cls = MPI_SUCCESS;
-    if (rc != MPI_SUCCESS)
-        MPI_Error_class(rc, &cls);
-    return cls;
-}
-
 static void errors(void)
 {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int x = 0;
     MPI_Request r = MPI_REQUEST_NULL;
     TT_EQ("MPI_Bcast_init with root = size: error class", MPI_ERR_ROOT,
-          err_class(MPI_Bcast_init(&x, 1, MPI_INT, size, MPI_COMM_WORLD, MPI_INFO_NULL, &r)));
+          tt_class(MPI_Bcast_init(&x, 1, MPI_INT, size, MPI_COMM_WORLD, MPI_INFO_NULL, &r)));
     TT_CHECK(r == MPI_REQUEST_NULL, "a failed MPI_Bcast_init set the request");
     MPI_Info junk = (MPI_Info)(intptr_t)0x5a5a50;
     TT_EQ("MPI_Allreduce_init with an invalid info: error class", MPI_ERR_INFO,
-          err_class(MPI_Allreduce_init(&x, &x, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, junk, &r)));
+          tt_class(MPI_Allreduce_init(&x, &x, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, junk, &r)));
     TT_CHECK(r == MPI_REQUEST_NULL, "a failed MPI_Allreduce_init set the request");
 
     TT_MPI(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &r));
     TT_MPI(MPI_Start(&r));
     TT_EQ("MPI_Start of an active persistent barrier: error class", MPI_ERR_REQUEST,
-          err_class(MPI_Start(&r)));
+          tt_class(MPI_Start(&r)));
     TT_EQ("MPI_Cancel of an active persistent barrier: error class", MPI_ERR_REQUEST,
-          err_class(MPI_Cancel(&r)));
+          tt_class(MPI_Cancel(&r)));
     TT_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
     TT_CHECK(r != MPI_REQUEST_NULL, "MPI_Wait freed a persistent collective request");
     TT_MPI(MPI_Request_free(&r));

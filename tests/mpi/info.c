@@ -32,15 +32,6 @@
  */
 #include "tt.h"
 
-#define EXPECT_CLASS(call, want)                                               \
-    do {                                                                       \
-        int rc_ = (call), cls_ = MPI_SUCCESS;                                  \
-        if (rc_ != MPI_SUCCESS)                                                \
-            MPI_Error_class(rc_, &cls_);                                       \
-        TT_CHECK(cls_ == (want), "%s returned class %d, expected %s", #call,  \
-                 cls_, #want);                                                 \
-    } while (0)
-
 /* Fails unless info holds key with exactly the value want. */
 static void expect_value(MPI_Info info, const char *key, const char *want)
 {
@@ -150,12 +141,12 @@ static void lengths(void)
     key[MPI_MAX_INFO_KEY] = '\0';
     value[MPI_MAX_INFO_VAL] = 'V';
     value[MPI_MAX_INFO_VAL + 1] = '\0';
-    EXPECT_CLASS(MPI_Info_set(info, key, "v"), MPI_ERR_INFO_KEY);
-    EXPECT_CLASS(MPI_Info_set(info, "", "v"), MPI_ERR_INFO_KEY);
-    EXPECT_CLASS(MPI_Info_set(info, "k", value), MPI_ERR_INFO_VALUE);
-    EXPECT_CLASS(MPI_Info_set(info, "k", ""), MPI_ERR_INFO_VALUE);
-    EXPECT_CLASS(MPI_Info_get_string(info, key, &len, buf, &flag), MPI_ERR_INFO_KEY);
-    EXPECT_CLASS(MPI_Info_delete(info, key), MPI_ERR_INFO_KEY);
+    TT_EXPECT_CLASS(MPI_Info_set(info, key, "v"), MPI_ERR_INFO_KEY);
+    TT_EXPECT_CLASS(MPI_Info_set(info, "", "v"), MPI_ERR_INFO_KEY);
+    TT_EXPECT_CLASS(MPI_Info_set(info, "k", value), MPI_ERR_INFO_VALUE);
+    TT_EXPECT_CLASS(MPI_Info_set(info, "k", ""), MPI_ERR_INFO_VALUE);
+    TT_EXPECT_CLASS(MPI_Info_get_string(info, key, &len, buf, &flag), MPI_ERR_INFO_KEY);
+    TT_EXPECT_CLASS(MPI_Info_delete(info, key), MPI_ERR_INFO_KEY);
     expect_value(info, "k", "hello");
     TT_MPI(MPI_Info_free(&info));
 }
@@ -195,30 +186,30 @@ static void errors(void)
     MPI_Info info, freed, junk = (MPI_Info)(intptr_t)0x5a5a50;
     TT_MPI(MPI_Info_create(&info));
     TT_MPI(MPI_Info_set(info, "a", "1"));
-    EXPECT_CLASS(MPI_Info_delete(info, "b"), MPI_ERR_INFO_NOKEY);
+    TT_EXPECT_CLASS(MPI_Info_delete(info, "b"), MPI_ERR_INFO_NOKEY);
     TT_EQ("class seen by MPI_COMM_SELF's handler", MPI_ERR_INFO_NOKEY, self_class);
     TT_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
     TT_MPI(MPI_Errhandler_free(&eh));
 
     char key[MPI_MAX_INFO_KEY];
     int n = 0;
-    EXPECT_CLASS(MPI_Info_get_nthkey(info, 1, key), MPI_ERR_ARG);
-    EXPECT_CLASS(MPI_Info_get_nthkey(info, -1, key), MPI_ERR_ARG);
-    EXPECT_CLASS(MPI_Info_get_nkeys(MPI_INFO_NULL, &n), MPI_ERR_INFO);
-    EXPECT_CLASS(MPI_Info_get_nkeys(junk, &n), MPI_ERR_INFO);
+    TT_EXPECT_CLASS(MPI_Info_get_nthkey(info, 1, key), MPI_ERR_ARG);
+    TT_EXPECT_CLASS(MPI_Info_get_nthkey(info, -1, key), MPI_ERR_ARG);
+    TT_EXPECT_CLASS(MPI_Info_get_nkeys(MPI_INFO_NULL, &n), MPI_ERR_INFO);
+    TT_EXPECT_CLASS(MPI_Info_get_nkeys(junk, &n), MPI_ERR_INFO);
     MPI_Comm comm;
     TT_MPI(MPI_Comm_dup(MPI_COMM_SELF, &comm));
-    EXPECT_CLASS(MPI_Info_get_nkeys((MPI_Info)(void *)comm, &n), MPI_ERR_INFO);
+    TT_EXPECT_CLASS(MPI_Info_get_nkeys((MPI_Info)(void *)comm, &n), MPI_ERR_INFO);
     TT_MPI(MPI_Comm_free(&comm));
-    EXPECT_CLASS(MPI_Info_set(MPI_INFO_NULL, "a", "1"), MPI_ERR_INFO);
+    TT_EXPECT_CLASS(MPI_Info_set(MPI_INFO_NULL, "a", "1"), MPI_ERR_INFO);
     MPI_Info null = MPI_INFO_NULL;
-    EXPECT_CLASS(MPI_Info_free(&null), MPI_ERR_INFO);
+    TT_EXPECT_CLASS(MPI_Info_free(&null), MPI_ERR_INFO);
 
     TT_MPI(MPI_Info_dup(info, &freed));
     MPI_Info stale = freed;
     TT_MPI(MPI_Info_free(&freed));
-    EXPECT_CLASS(MPI_Info_set(stale, "a", "1"), MPI_ERR_INFO);
-    EXPECT_CLASS(MPI_Info_free(&stale), MPI_ERR_INFO);
+    TT_EXPECT_CLASS(MPI_Info_set(stale, "a", "1"), MPI_ERR_INFO);
+    TT_EXPECT_CLASS(MPI_Info_free(&stale), MPI_ERR_INFO);
     TT_MPI(MPI_Info_free(&info));
 }
 
@@ -226,9 +217,9 @@ static void env(const char *argv0)
 {
     /* "command" is argv[0] as the process got it. */
     expect_value(MPI_INFO_ENV, "command", argv0);
-    EXPECT_CLASS(MPI_Info_set(MPI_INFO_ENV, "a", "1"), MPI_ERR_INFO);
+    TT_EXPECT_CLASS(MPI_Info_set(MPI_INFO_ENV, "a", "1"), MPI_ERR_INFO);
     MPI_Info e = MPI_INFO_ENV;
-    EXPECT_CLASS(MPI_Info_free(&e), MPI_ERR_INFO);
+    TT_EXPECT_CLASS(MPI_Info_free(&e), MPI_ERR_INFO);
 
     MPI_Info info;
     TT_MPI(MPI_Info_dup(MPI_INFO_ENV, &info));

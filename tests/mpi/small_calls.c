@@ -29,15 +29,6 @@
  */
 #include "tt.h"
 
-#define EXPECT_CLASS(call, want)                                               \
-    do {                                                                       \
-        int rc_ = (call), cls_ = MPI_SUCCESS;                                  \
-        if (rc_ != MPI_SUCCESS)                                                \
-            MPI_Error_class(rc_, &cls_);                                       \
-        TT_CHECK(cls_ == (want), "%s returned class %d, expected %s", #call,  \
-                 cls_, #want);                                                 \
-    } while (0)
-
 static void topo(void)
 {
     TT_MPI(MPI_Pcontrol(1));
@@ -100,11 +91,11 @@ static void dims_create(void)
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int bad[2] = { 4, 0 };
-    EXPECT_CLASS(MPI_Dims_create(6, 2, bad), MPI_ERR_DIMS);
+    TT_EXPECT_CLASS(MPI_Dims_create(6, 2, bad), MPI_ERR_DIMS);
     int full[2] = { 2, 2 };
-    EXPECT_CLASS(MPI_Dims_create(6, 2, full), MPI_ERR_DIMS);
+    TT_EXPECT_CLASS(MPI_Dims_create(6, 2, full), MPI_ERR_DIMS);
     int neg[2] = { -1, 0 };
-    EXPECT_CLASS(MPI_Dims_create(6, 2, neg), MPI_ERR_DIMS);
+    TT_EXPECT_CLASS(MPI_Dims_create(6, 2, neg), MPI_ERR_DIMS);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }

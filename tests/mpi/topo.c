@@ -24,15 +24,6 @@
  */
 #include "tt.h"
 
-#define EXPECT_CLASS(call, want)                                               \
-    do {                                                                       \
-        int rc_ = (call), cls_ = MPI_SUCCESS;                                  \
-        if (rc_ != MPI_SUCCESS)                                                \
-            MPI_Error_class(rc_, &cls_);                                       \
-        TT_CHECK(cls_ == (want), "%s returned class %d, expected %s", #call,  \
-                 cls_, #want);                                                 \
-    } while (0)
-
 static int topo_kind(MPI_Comm c)
 {
     int k = -1;
@@ -271,41 +262,41 @@ static void errors(void)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm c = MPI_COMM_NULL;
     int big[2] = { tt_size, 2 }, zero[2] = { tt_size, 0 }, per[2] = { 0, 0 }, x, y;
-    EXPECT_CLASS(MPI_Cart_create(MPI_COMM_WORLD, 2, big, per, 0, &c), MPI_ERR_DIMS);
-    EXPECT_CLASS(MPI_Cart_create(MPI_COMM_WORLD, 2, zero, per, 0, &c), MPI_ERR_DIMS);
-    EXPECT_CLASS(MPI_Cart_create(MPI_COMM_WORLD, -1, big, per, 0, &c), MPI_ERR_DIMS);
-    EXPECT_CLASS(MPI_Cartdim_get(MPI_COMM_WORLD, &x), MPI_ERR_TOPOLOGY);
-    EXPECT_CLASS(MPI_Cart_shift(MPI_COMM_WORLD, 0, 1, &x, &y), MPI_ERR_TOPOLOGY);
-    EXPECT_CLASS(MPI_Graphdims_get(MPI_COMM_WORLD, &x, &y), MPI_ERR_TOPOLOGY);
+    TT_EXPECT_CLASS(MPI_Cart_create(MPI_COMM_WORLD, 2, big, per, 0, &c), MPI_ERR_DIMS);
+    TT_EXPECT_CLASS(MPI_Cart_create(MPI_COMM_WORLD, 2, zero, per, 0, &c), MPI_ERR_DIMS);
+    TT_EXPECT_CLASS(MPI_Cart_create(MPI_COMM_WORLD, -1, big, per, 0, &c), MPI_ERR_DIMS);
+    TT_EXPECT_CLASS(MPI_Cartdim_get(MPI_COMM_WORLD, &x), MPI_ERR_TOPOLOGY);
+    TT_EXPECT_CLASS(MPI_Cart_shift(MPI_COMM_WORLD, 0, 1, &x, &y), MPI_ERR_TOPOLOGY);
+    TT_EXPECT_CLASS(MPI_Graphdims_get(MPI_COMM_WORLD, &x, &y), MPI_ERR_TOPOLOGY);
 
     int line = tt_size;
     TT_MPI(MPI_Cart_create(MPI_COMM_WORLD, 1, &line, per, 0, &c));
     MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
     int out = tt_size;
-    EXPECT_CLASS(MPI_Cart_shift(c, 1, 1, &x, &y), MPI_ERR_ARG);
-    EXPECT_CLASS(MPI_Cart_rank(c, &out, &x), MPI_ERR_ARG);
-    EXPECT_CLASS(MPI_Cart_coords(c, tt_size, 1, &x), MPI_ERR_RANK);
-    EXPECT_CLASS(MPI_Graph_neighbors_count(c, 0, &x), MPI_ERR_TOPOLOGY);
-    EXPECT_CLASS(MPI_Dist_graph_neighbors_count(c, &x, &y, &out), MPI_ERR_TOPOLOGY);
+    TT_EXPECT_CLASS(MPI_Cart_shift(c, 1, 1, &x, &y), MPI_ERR_ARG);
+    TT_EXPECT_CLASS(MPI_Cart_rank(c, &out, &x), MPI_ERR_ARG);
+    TT_EXPECT_CLASS(MPI_Cart_coords(c, tt_size, 1, &x), MPI_ERR_RANK);
+    TT_EXPECT_CLASS(MPI_Graph_neighbors_count(c, 0, &x), MPI_ERR_TOPOLOGY);
+    TT_EXPECT_CLASS(MPI_Dist_graph_neighbors_count(c, &x, &y, &out), MPI_ERR_TOPOLOGY);
     TT_MPI(MPI_Comm_free(&c));
 
     /* Invalid on one rank only, or valid but different: every rank gets
      * an error, none waits for the others. */
     int mine = tt_rank == tt_size - 1 ? tt_size + 1 : tt_size;
-    EXPECT_CLASS(MPI_Cart_create(MPI_COMM_WORLD, 1, &mine, per, 0, &c),
+    TT_EXPECT_CLASS(MPI_Cart_create(MPI_COMM_WORLD, 1, &mine, per, 0, &c),
                  tt_rank == tt_size - 1 ? MPI_ERR_DIMS : MPI_ERR_ARG);
     if (tt_size > 1) {
         int differ = tt_rank == 0 ? 1 : tt_size;
-        EXPECT_CLASS(MPI_Cart_create(MPI_COMM_WORLD, 1, &differ, per, 0, &c), MPI_ERR_ARG);
+        TT_EXPECT_CLASS(MPI_Cart_create(MPI_COMM_WORLD, 1, &differ, per, 0, &c), MPI_ERR_ARG);
         int bad_src = tt_rank == 0 ? tt_size : 0, w = 1;
-        EXPECT_CLASS(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &bad_src, &w, 0, NULL,
+        TT_EXPECT_CLASS(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &bad_src, &w, 0, NULL,
                                                     MPI_WEIGHTS_EMPTY, MPI_INFO_NULL, 0, &c),
                      tt_rank == 0 ? MPI_ERR_RANK : MPI_ERR_ARG);
     }
 
     int index[1] = { 1 }, edges[1] = { 1 };
-    EXPECT_CLASS(MPI_Graph_create(MPI_COMM_WORLD, 1, index, edges, 0, &c), MPI_ERR_RANK);
-    EXPECT_CLASS(MPI_Graph_create(MPI_COMM_WORLD, tt_size + 1, index, edges, 0, &c),
+    TT_EXPECT_CLASS(MPI_Graph_create(MPI_COMM_WORLD, 1, index, edges, 0, &c), MPI_ERR_RANK);
+    TT_EXPECT_CLASS(MPI_Graph_create(MPI_COMM_WORLD, tt_size + 1, index, edges, 0, &c),
                  MPI_ERR_ARG);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }

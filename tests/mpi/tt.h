@@ -97,6 +97,24 @@ static inline const char *tt_errstr(int code)
             TT_FAIL("%s returned %d (%s)", #call, tt_rc_, tt_errstr(tt_rc_));  \
     } while (0)
 
+/* The error class of an MPI return code (MPI_SUCCESS for success). */
+static inline int tt_class(int code)
+{
+    int cls = MPI_SUCCESS;
+    if (code != MPI_SUCCESS)
+        MPI_Error_class(code, &cls);
+    return cls;
+}
+
+/* Runs an MPI call that must return an error of class want (or succeed,
+ * when want is MPI_SUCCESS). */
+#define TT_EXPECT_CLASS(call, want)                                            \
+    do {                                                                       \
+        int tt_cls_ = tt_class(call);                                          \
+        if (tt_cls_ != (want))                                                 \
+            TT_FAIL("%s returned class %d, expected %s", #call, tt_cls_, #want); \
+    } while (0)
+
 static inline void tt_init(int *argc, char ***argv, const char *name)
 {
     tt_name = name;
