@@ -30,6 +30,15 @@ static void keep_objects(struct tern_sched *s, const struct tern_coll_args *a)
     tern_sched_keep_op(s, a->op);
 }
 
+int tern_coll_prepare(struct tern_comm *comm, enum tern_coll_kind kind)
+{
+    int shm_kind = kind == TERN_COLL_BARRIER || kind == TERN_COLL_BCAST ||
+                   kind == TERN_COLL_REDUCE || kind == TERN_COLL_ALLREDUCE;
+    if (!tern_coll_nodes(comm))
+        return TERN_ENOMEM;
+    return shm_kind && tern_coll_shm_wanted(comm) ? tern_coll_shm_setup(comm) : 0;
+}
+
 int tern_coll_run(struct tern_coll_args *a, struct tern_request **req)
 {
     /* Every rank must choose the same algorithm, and the choice reads the

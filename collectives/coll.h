@@ -95,6 +95,13 @@ struct tern_coll_args {
  * algorithm. */
 int tern_coll_run(struct tern_coll_args *a, struct tern_request **req);
 
+/* Prepares comm, whose collectives of this kind will all be nonblocking
+ * (a persistent collective's own communicator), as its first blocking
+ * collective would: for the kinds with a shared-memory algorithm (Barrier,
+ * Bcast, Reduce, Allreduce) it agrees on a slot (shm.h), which
+ * nonblocking calls never do. A blocking, collective call over comm. */
+int tern_coll_prepare(struct tern_comm *comm, enum tern_coll_kind kind);
+
 /* A blocking barrier in shared memory without the general path's
  * selection and argument block (barrier_shm.c): 0 once done, or
  * TERN_EAGAIN, having done nothing, when comm needs tern_coll_run (no slot

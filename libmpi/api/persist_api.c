@@ -19,7 +19,11 @@
  * MPI matches persistent collectives in the order of their _init calls,
  * and the ranks may start them in different orders, so each needs its own
  * matching space (its tags and shared-memory slot), not the next place in
- * the user communicator's sequence. Errors still name and go to the
+ * the user communicator's sequence. The _init call also agrees on a
+ * shared-memory slot for it where its kind has a shared-memory algorithm
+ * (collectives/shm.h), as a communicator's first blocking collective would;
+ * a host has few slots (TERN_SHM_COLL_SLOTS), and once they are taken the
+ * later communicators use messages. Errors still name and go to the
  * user's communicator.
  *
  * An inactive persistent request completes at once with an
@@ -83,6 +87,8 @@ int tern_api_coll_persist(struct tern_api_coll *x, struct tern_request **out)
 {
     struct tern_comm *own;
     int rc = tern_comm_dup_bare(x->a.comm, &own);
+    if (!rc && (rc = tern_coll_prepare(own, x->a.kind)))
+        tern_comm_discard(own);
     if (rc)
         return rc;
     struct persist *p = calloc(1, sizeof *p);
