@@ -17,6 +17,7 @@
 #define BUF_MAX ((size_t)64 << 10)
 #define BUF_MIN ((size_t)4 << 10)
 #define SLOT_DATA_MAX ((size_t)1 << 20)
+#define SLOT_PAGE ((size_t)4096)
 
 size_t tern_shm_coll_buf_bytes(int local_size)
 {
@@ -25,14 +26,25 @@ size_t tern_shm_coll_buf_bytes(int local_size)
     return per > BUF_MAX ? BUF_MAX : per < BUF_MIN ? BUF_MIN : per;
 }
 
-size_t tern_shm_coll_slot_bytes(int local_size)
+/* Bytes of a slot before its data: header, flags, tiny entries, cells and
+ * `reduced` lines, rounded up to a page, so that every slot's buffers start
+ * at the same offset in a page. Packed, slot i's started at 576 * (i + 1)
+ * bytes into a page (2 members), and a 64 KiB Allreduce of 2 ranks took
+ * 15 us on slot 1 against 7 on slots 0, 2 and 3; page-aligned, 7 on all. */
+static size_t head_bytes(int local_size)
 {
-    return sizeof(struct tern_shm_coll_hdr)
+    size_t h = sizeof(struct tern_shm_coll_hdr)
            + TERN_SHM_COLL_FLAG_LINES(local_size) * TERN_SHM_CACHE_LINE
            + TERN_SHM_COLL_TINY_LINES(local_size) * TERN_SHM_CACHE_LINE
            + (size_t)TERN_SHM_COLL_SETS * (size_t)local_size
                  * sizeof(struct tern_shm_coll_cell)
-           + (size_t)local_size * sizeof(struct tern_shm_coll_reduced)
+           + (size_t)local_size * sizeof(struct tern_shm_coll_reduced);
+    return (h + SLOT_PAGE - 1) / SLOT_PAGE * SLOT_PAGE;
+}
+
+size_t tern_shm_coll_slot_bytes(int local_size)
+{
+    return head_bytes(local_size)
            + (size_t)TERN_SHM_COLL_SETS * (size_t)local_size
                  * tern_shm_coll_buf_bytes(local_size);
 }
@@ -53,7 +65,7 @@ int tern_shm_coll_slot(int i, struct tern_shm_coll_slot *out)
     out->cells = (struct tern_shm_coll_cell *)p;
     out->reduced = (struct tern_shm_coll_reduced *)
         (out->cells + (size_t)TERN_SHM_COLL_SETS * (size_t)l->local_size);
-    out->data = (char *)(out->reduced + l->local_size);
+    out->data = (char *)out->hdr + head_bytes(l->local_size);
     out->buf = tern_shm_coll_buf_bytes(l->local_size);
     out->local_size = l->local_size;
     return 0;

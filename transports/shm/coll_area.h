@@ -9,7 +9,7 @@
  * entries, TERN_SHM_COLL_SETS sets of one per member, packed too;
  * TERN_SHM_COLL_SETS sets of one cell per member (indexed by rank in the
  * communicator); one line per member for its `reduced` flag and the last
- * operation it finished; then the sets
+ * operation it finished; then, from the next page boundary, the sets
  * of one buffer per member. Consecutive operations on a communicator use
  * alternate sets, so a rank can fill its cell and buffer for the next
  * operation while others still read the previous one.
