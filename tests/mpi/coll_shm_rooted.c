@@ -14,15 +14,16 @@
  *    Allreduces between some of them, so that a root reuses its buffer
  *    while slower ranks may still be reading the previous data from it;
  *  - MPI_Reduce back to back with a new root each time (the others leave
- *    at once, so a rank reuses its buffer while the root may still read
- *    the previous vector there), 1 and 100 ints, in place at the root on
- *    odd calls, with MPI_Bcasts between some of them;
+ *    early, so a rank reuses its buffer while the root may still read
+ *    the previous vector there), from 1 int to more than a buffer, in
+ *    place at the root on odd calls, with MPI_Bcasts between some of them;
  *  - several MPI_Ibcast at once from different roots, completed in reverse;
  *  - mismatched counts: a rank expecting more than the root sends gets
  *    MPI_ERR_TRUNCATE and the others succeed; a root sending more than a
  *    buffer to a rank expecting less fails the call on every rank instead
- *    of leaving ranks waiting in different algorithms; either way the
- *    communicator works afterwards.
+ *    of leaving ranks waiting in different algorithms; an MPI_Reduce whose
+ *    counts differ where every rank splits the work fails everywhere;
+ *    either way the communicator works afterwards.
  *
  * Uses only the standard MPI API.
  */
@@ -109,13 +110,21 @@ static void back_to_back(MPI_Comm comm)
     }
 }
 
+/* Vector lengths for the Reduce: the root alone reduces (1, 100 ints),
+ * every rank reduces a share (2000, and 16384 ints: a whole buffer), and
+ * messages (16385). */
+static const int reduce_ns[] = {1, 100, 2000, 16384, 16385};
+#define NREDUCE ((int)(sizeof reduce_ns / sizeof reduce_ns[0]))
+
 static void reduce_back_to_back(MPI_Comm comm)
 {
-    int size, rank, in[100], out[100];
+    int size, rank, max = reduce_ns[NREDUCE - 1];
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
+    int *in = malloc(sizeof(int) * (size_t)max), *out = malloc(sizeof(int) * (size_t)max);
+    TT_CHECK(in && out, "out of memory");
     for (int it = 0; it < 300; it++) {
-        int root = it % size, n = it % 2 ? 1 : 100, in_place = it % 2 && rank == root;
+        int root = it % size, n = reduce_ns[it % NREDUCE], in_place = it % 2 && rank == root;
         for (int i = 0; i < n; i++) {
             in[i] = value(rank, i, it);
             out[i] = in_place ? in[i] : -1;
@@ -125,8 +134,9 @@ static void reduce_back_to_back(MPI_Comm comm)
             int want = 0;
             for (int r = 0; r < size; r++)
                 want += value(r, i, it);
-            TT_CHECK(out[i] == want, "back-to-back MPI_Reduce %d to %d: element %d: expected "
-                     "%d, got %d", it, root, i, want, out[i]);
+            if (out[i] != want)
+                TT_FAIL("back-to-back MPI_Reduce %d of %d ints to %d: element %d: expected "
+                        "%d, got %d", it, n, root, i, want, out[i]);
         }
         if (it % 7 == 0) {
             int x = rank == root ? it : -1;
@@ -134,6 +144,8 @@ static void reduce_back_to_back(MPI_Comm comm)
             TT_EQ("MPI_Bcast between the MPI_Reduces", it, x);
         }
     }
+    free(in);
+    free(out);
 }
 
 static void nonblocking(MPI_Comm comm)
@@ -156,14 +168,6 @@ static void nonblocking(MPI_Comm comm)
             TT_EQ("MPI_Ibcast element", value(k % size, i, k), buf[k][i]);
 }
 
-static int error_class(int rc)
-{
-    int cls = MPI_SUCCESS;
-    if (rc != MPI_SUCCESS)
-        MPI_Error_class(rc, &cls);
-    return cls;
-}
-
 /* Rank 1 passes `other` ints where the others pass `root_n`. */
 static void mismatch(MPI_Comm comm, int root_n, int other, int everyone_fails)
 {
@@ -172,7 +176,7 @@ static void mismatch(MPI_Comm comm, int root_n, int other, int everyone_fails)
     int n = rank == 1 ? other : root_n;
     int *buf = calloc((size_t)(root_n > other ? root_n : other), sizeof(int));
     TT_CHECK(buf, "out of memory");
-    int cls = error_class(MPI_Bcast(buf, n, MPI_INT, 0, comm));
+    int cls = tt_class(MPI_Bcast(buf, n, MPI_INT, 0, comm));
     int want = rank == 1 || everyone_fails ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
     TT_CHECK(cls == want, "MPI_Bcast of %d ints from rank 0, %d on rank 1: error class %d, "
              "expected %d", root_n, other, cls, want);
@@ -181,6 +185,31 @@ static void mismatch(MPI_Comm comm, int root_n, int other, int everyone_fails)
     int x = rank == 0 ? 42 : 0;
     TT_MPI(MPI_Bcast(&x, 1, MPI_INT, 0, comm));
     TT_EQ("MPI_Bcast after a mismatch", 42, x);
+}
+
+/* Rank 1 reduces `other` ints where the others reduce `root_n`, both
+ * long enough that every rank waits for the others' sizes: every rank
+ * gets MPI_ERR_TRUNCATE, and the communicator still works. */
+static void reduce_mismatch(MPI_Comm comm, int root_n, int other)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    int n = rank == 1 ? other : root_n;
+    int *in = calloc((size_t)(root_n > other ? root_n : other), sizeof(int));
+    int *out = calloc((size_t)(root_n > other ? root_n : other), sizeof(int));
+    TT_CHECK(in && out, "out of memory");
+    int cls = tt_class(MPI_Reduce(in, out, n, MPI_INT, MPI_SUM, 0, comm));
+    TT_CHECK(cls == MPI_ERR_TRUNCATE, "MPI_Reduce of %d ints to rank 0, %d on rank 1: error "
+             "class %d, expected MPI_ERR_TRUNCATE", root_n, other, cls);
+    free(in);
+    free(out);
+    int one = 1, sum = 0;
+    TT_MPI(MPI_Reduce(&one, &sum, 1, MPI_INT, MPI_SUM, 0, comm));
+    if (rank == 0) {
+        int size;
+        MPI_Comm_size(comm, &size);
+        TT_EQ("MPI_Reduce after a mismatch", size, sum);
+    }
 }
 
 int main(int argc, char **argv)
@@ -207,6 +236,8 @@ int main(int argc, char **argv)
         mismatch(MPI_COMM_WORLD, 10, 30000, 0);
         mismatch(MPI_COMM_WORLD, 30000, 10, 1);
         mismatch(MPI_COMM_WORLD, 30000, 30001, 1);
+        reduce_mismatch(MPI_COMM_WORLD, 2000, 3000);
+        reduce_mismatch(MPI_COMM_WORLD, 3000, 2000);
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     }
     MPI_Comm_free(&dup);
