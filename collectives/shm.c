@@ -133,6 +133,7 @@ void tern_coll_shm_finish(const struct tern_coll_shm_op *op)
     op->sh->done_seq = op->seq;
     atomic_store_explicit(&op->sh->view.reduced[op->comm->rank].done, op->seq,
                           memory_order_release);
+    tern_coll_shm_wake_others(op);
 }
 
 void tern_coll_shm_synced(const struct tern_coll_shm_op *op)

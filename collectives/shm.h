@@ -76,7 +76,8 @@ void tern_coll_shm_op_init(struct tern_coll_shm_op *op, const struct tern_coll_a
 
 /* For POLL steps: whether this rank finished the operation before op (so
  * op may start), and the end of op on this rank (published in its `done`
- * word). */
+ * word, and the others woken: a writer waiting for the buffer set, such as
+ * a Bcast root that ran ahead, may sleep until this rank is done). */
 int tern_coll_shm_my_turn(const struct tern_coll_shm_op *op);
 void tern_coll_shm_finish(const struct tern_coll_shm_op *op);
 
