@@ -4,13 +4,14 @@
  * As for Cartesian grids (cart_api.c), ranks are never reordered, and the
  * queries copy at most as many entries as the caller's arrays hold.
  *
- * MPI_Dist_graph_create lets any process name any edge, so every process
- * learns the whole edge list (an allgather of the edge counts, then of the
- * edges) and keeps the edges that start or end at it, in the order of the
- * ranks that named them.
+ * MPI_Dist_graph_create lets any process name any edge, so each edge goes
+ * to the two processes it joins (an alltoall of the counts, then an
+ * alltoallv of the edges), which keep them in the order of the ranks that
+ * named them.
  */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "collectives/coll.h"
 #include "libmpi/api/api.h"
@@ -300,45 +301,72 @@ static int check_edges(int n, const int sources[], const int degrees[],
                       "destinations", "weights");
 }
 
-/* Every process's edges, as (source, destination, weight) triples: *all,
- * *nall triples in all. */
-static int gather_edges(struct tern_comm *c, const int *mine, int m, int **all, int *nall)
+/* Sends every edge named here, a (source, destination, weight) triple, to
+ * its source and to its destination (once when they are the same rank),
+ * and returns in *in the *nin triples sent to this rank, ordered by the
+ * rank that named them and then as that rank listed them: an alltoall of
+ * the triple counts, then an alltoallv of the triples, so that a process
+ * holds only its own edges and those that touch it. */
+static int exchange_edges(struct tern_comm *c, const int *mine, int m, int **in, int *nin)
 {
     const struct tern_dtype *int_t = tern_dtype_get(MPI_INT);
-    int p = c->size, mine3 = 3 * m;
-    int *counts = malloc((size_t)p * sizeof(int));
-    size_t *rcounts = malloc((size_t)p * 2 * sizeof(size_t));
-    int rc = counts && rcounts ? 0 : TERN_ENOMEM;
-    if (!rc)
-        rc = tern_coll_allgather(&mine3, 1, int_t, counts, 1, int_t, c);
+    int p = c->size;
+    int *counts = calloc(2 * (size_t)p, sizeof(int));
+    size_t *v = malloc(4 * (size_t)p * sizeof(size_t));
+    int *out = malloc(2 * 3 * (size_t)m * sizeof(int) + 1);
+    int rc = counts && v && out ? 0 : TERN_ENOMEM;
+    size_t *sc = v, *sd = v + p, *rcounts = v + 2 * (size_t)p, *rd = v + 3 * (size_t)p;
+    for (int e = 0; !rc && e < m; e++) {
+        counts[mine[3 * e]] += 3;
+        if (mine[3 * e + 1] != mine[3 * e])
+            counts[mine[3 * e + 1]] += 3;
+    }
     size_t total = 0;
     for (int r = 0; !rc && r < p; r++) {
-        rcounts[r] = (size_t)counts[r];
-        rcounts[p + r] = total;
-        total += (size_t)counts[r];
+        sc[r] = (size_t)counts[r];
+        sd[r] = total;
+        total += sc[r];
     }
-    /* Every rank sees the same counts, so all fail here alike. */
-    if (!rc && total / 3 > INT32_MAX / 2) {
-        tern_api_detail("too many edges: the ranks name %zu in all, more than %d",
-                        total / 3, INT32_MAX / 2);
-        rc = TERN_EARG;
-    }
-    *all = rc ? NULL : malloc(total * sizeof(int) + 1);
-    if (!rc && !*all)
-        rc = TERN_ENOMEM;
+    /* The buckets, in the order the edges were named. */
+    for (int e = 0; !rc && e < m; e++)
+        for (int side = 0; side < 2; side++) {
+            int to = mine[3 * e + side];
+            if (side == 1 && to == mine[3 * e])
+                break;
+            memcpy(out + sd[to], mine + 3 * e, 3 * sizeof(int));
+            sd[to] += 3;
+        }
+    for (int r = 0; !rc && r < p; r++)
+        sd[r] -= sc[r];
     if (!rc) {
-        struct tern_coll_args a = { .kind = TERN_COLL_ALLGATHERV, .comm = c, .sbuf = mine,
-                                    .scount = (size_t)mine3, .sdt = int_t, .rbuf = *all,
-                                    .rdt = int_t, .rcounts = rcounts, .rdispls = rcounts + p };
+        struct tern_coll_args a = { .kind = TERN_COLL_ALLTOALL, .comm = c, .sbuf = counts,
+                                    .scount = 1, .sdt = int_t, .rbuf = counts + p,
+                                    .rcount = 1, .rdt = int_t };
         rc = tern_coll_run(&a, NULL);
     }
-    *nall = (int)(total / 3);
+    total = 0;
+    for (int r = 0; !rc && r < p; r++) {
+        rcounts[r] = (size_t)counts[p + r];
+        rd[r] = total;
+        total += rcounts[r];
+    }
+    *in = rc ? NULL : malloc(total * sizeof(int) + 1);
+    if (!rc && !*in)
+        rc = TERN_ENOMEM;
+    if (!rc) {
+        struct tern_coll_args a = { .kind = TERN_COLL_ALLTOALLV, .comm = c, .sbuf = out,
+                                    .sdt = int_t, .scounts = sc, .sdispls = sd, .rbuf = *in,
+                                    .rdt = int_t, .rcounts = rcounts, .rdispls = rd };
+        rc = tern_coll_run(&a, NULL);
+    }
+    *nin = (int)(total / 3);
     free(counts);
-    free(rcounts);
+    free(v);
+    free(out);
     return rc;
 }
 
-/* The topology of this process from every process's edges. */
+/* The topology of this process from the edges that touch it. */
 static int topo_from_edges(int me, const int *all, int nall, int weighted,
                            struct tern_topo **out)
 {
@@ -393,7 +421,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
                                   ? 1 : weights[e];
         }
     if (!rc)
-        rc = gather_edges(c, mine, m, &all, &nall);
+        rc = exchange_edges(c, mine, m, &all, &nall);
     if (!rc)
         rc = topo_from_edges(c->rank, all, nall, weights != MPI_UNWEIGHTED, &t);
     free(mine);

@@ -225,6 +225,60 @@ static void check_ring(MPI_Comm d, int weighted)
     }
 }
 
+/* The edges rank q names in dist_graph_third_party: a self-loop, an edge
+ * between two other ranks, and an edge from rank 0 to the last rank (the
+ * same edge from every rank); weight 100 q + k for its k-th edge. */
+static int named_edges(int q, int src[3], int dst[3], int w[3])
+{
+    int p = tt_size;
+    int s[3] = { q, (q + 1) % p, 0 }, d[3] = { q, (q + 2) % p, p - 1 };
+    for (int k = 0; k < 3; k++) {
+        src[k] = s[k];
+        dst[k] = d[k];
+        w[k] = 100 * q + k;
+    }
+    return 3;
+}
+
+/* MPI_Dist_graph_create where ranks name edges that do not touch them,
+ * with self-loops and repeated edges: each rank's neighbours come in the
+ * order of the ranks that named the edges, then as each listed them, and
+ * a self-loop is both a source and a destination. */
+static void dist_graph_third_party(void)
+{
+    int src[3], dst[3], w[3], deg[3] = { 1, 1, 1 };
+    int n = named_edges(tt_rank, src, dst, w);
+    MPI_Comm d;
+    TT_MPI(MPI_Dist_graph_create(MPI_COMM_WORLD, n, src, deg, dst, w, MPI_INFO_NULL, 0, &d));
+    int want_in = 0, want_out = 0, ws[3 * 64], wsw[3 * 64], wd[3 * 64], wdw[3 * 64];
+    for (int q = 0; q < tt_size; q++) {
+        int qs[3], qd[3], qw[3];
+        for (int k = 0, m = named_edges(q, qs, qd, qw); k < m; k++) {
+            if (qd[k] == tt_rank) {
+                ws[want_in] = qs[k];
+                wsw[want_in++] = qw[k];
+            }
+            if (qs[k] == tt_rank) {
+                wd[want_out] = qd[k];
+                wdw[want_out++] = qw[k];
+            }
+        }
+    }
+    int in, out, weighted;
+    TT_MPI(MPI_Dist_graph_neighbors_count(d, &in, &out, &weighted));
+    TT_EQ("indegree, edges named by other ranks", want_in, in);
+    TT_EQ("outdegree, edges named by other ranks", want_out, out);
+    int gs[3 * 64], gsw[3 * 64], gd[3 * 64], gdw[3 * 64];
+    TT_MPI(MPI_Dist_graph_neighbors(d, in, gs, gsw, out, gd, gdw));
+    for (int i = 0; i < in; i++)
+        TT_CHECK(gs[i] == ws[i] && gsw[i] == wsw[i], "source %d: expected %d (weight %d), "
+                 "got %d (weight %d)", i, ws[i], wsw[i], gs[i], gsw[i]);
+    for (int i = 0; i < out; i++)
+        TT_CHECK(gd[i] == wd[i] && gdw[i] == wdw[i], "destination %d: expected %d (weight "
+                 "%d), got %d (weight %d)", i, wd[i], wdw[i], gd[i], gdw[i]);
+    TT_MPI(MPI_Comm_free(&d));
+}
+
 static void dist_graph(void)
 {
     int prev = tt_prev(), next = tt_next(), pw = prev + 10, nw = tt_rank + 10;
@@ -309,6 +363,7 @@ int main(int argc, char **argv)
     cart_small();
     graph();
     dist_graph();
+    dist_graph_third_party();
     errors();
     return tt_finish();
 }
