@@ -190,7 +190,8 @@ size_t tern_dtype_elements_bytes(const struct tern_dtype *dt, size_t nelem);
 
 /*
  * Constructors (libmpi/core/dtype_build.c: hvector and hindexed;
- * dtype_struct.c: struct, subarray, resized and dup). Each makes a new,
+ * dtype_struct.c: struct, subarray, resized and dup; dtype_darray.c:
+ * darray). Each makes a new,
  * uncommitted derived type holding references on the types it uses; *out
  * is set only on success. Strides and displacements are in bytes; counts
  * are already checked to be non-negative. The caller sets `combiner` and
@@ -211,6 +212,17 @@ int tern_dtype_struct(size_t count, const size_t *blocklens,
 int tern_dtype_subarray(int ndims, const size_t *sizes, const size_t *subsizes,
                         const size_t *starts, const struct tern_dtype *old,
                         struct tern_dtype **out, const char **why);
+/* One dimension of a distributed array (dtype_darray.c), in indices of
+ * that dimension: the process owns nfull blocks of blen indices, the first
+ * starting at `first`, `step` apart, then `tail` indices from `tailstart`
+ * (tail 0: none). dims are in C order; the API layer reverses Fortran
+ * order and turns every distribution into this form. */
+struct tern_dtype_darray_dim {
+    size_t gsize, nfull, blen, first, step, tail, tailstart;
+};
+int tern_dtype_darray(int ndims, const struct tern_dtype_darray_dim *dims,
+                      const struct tern_dtype *old, struct tern_dtype **out,
+                      const char **why);
 int tern_dtype_resized(const struct tern_dtype *old, MPI_Aint lb,
                        MPI_Aint extent, struct tern_dtype **out);
 int tern_dtype_dup(const struct tern_dtype *old, struct tern_dtype **out);
