@@ -180,6 +180,18 @@ void tern_dtype_pack_range(const struct tern_dtype *dt, const void *user,
 void tern_dtype_unpack_range(const struct tern_dtype *dt, const void *in,
                              size_t count, size_t offset, size_t len, void *user);
 
+/* The external32 representation (dtype_external.c). ext32_size gives the
+ * bytes one element takes; it fails with TERN_ENOTSUP (naming the type in
+ * *why) for a type that holds a value external32 cannot represent here,
+ * and with TERN_ECOUNT when the size overflows. ext32_pack writes count
+ * elements at `user` as external32 bytes at out; ext32_unpack reads them
+ * back. Both return 0 or TERN_ENOMEM (their bounce buffer). */
+int tern_dtype_ext32_size(const struct tern_dtype *dt, size_t *out, const char **why);
+int tern_dtype_ext32_pack(const struct tern_dtype *dt, const void *user, size_t count,
+                          void *out);
+int tern_dtype_ext32_unpack(const struct tern_dtype *dt, const void *in, size_t count,
+                            void *user);
+
 /* Basic elements in the first `bytes` packed bytes of elements of dt, or
  * MPI_UNDEFINED when the bytes end inside a basic element. */
 MPI_Count tern_dtype_elements(const struct tern_dtype *dt, size_t bytes);
