@@ -71,7 +71,7 @@ static int put(struct tern_sched *s, void *arg)
         return 0;
     if (x->op.comm->rank != x->root)
         return 1;
-    if (!tern_coll_shm_set_free(&x->op))
+    if (!tern_coll_shm_set_free(&x->op, tern_coll_shm_in_buffer(&x->op, x->bytes)))
         return 0;
     void *place = tern_coll_shm_input_place(&x->op, x->root, x->bytes);
     if (place)
@@ -96,7 +96,7 @@ static int take(struct tern_sched *s, void *arg)
     if (x->large || root_bytes > x->op.sh->view.buf) {
         /* The root's size is long: publish ours too (once the set is free). */
         x->large = 1;
-        if (!tern_coll_shm_set_free(&x->op))
+        if (!tern_coll_shm_set_free(&x->op, 0))
             return 0;
         tern_coll_shm_input_publish(&x->op, x->bytes);
         return 1;

@@ -80,9 +80,10 @@ static int put_in(struct tern_sched *s, void *arg)
 {
     (void)s;
     struct reduce_op *x = arg;
-    if (!tern_coll_shm_my_turn(&x->op) || !tern_coll_shm_set_free(&x->op))
-        return 0;
     size_t bytes = bytes_of(x);
+    if (!tern_coll_shm_my_turn(&x->op)
+        || !tern_coll_shm_set_free(&x->op, tern_coll_shm_in_buffer(&x->op, bytes)))
+        return 0;
     if (!x->large)
         tern_coll_shm_copy(tern_coll_shm_input_place(&x->op, x->op.comm->rank, bytes), x->in,
                            bytes);

@@ -142,10 +142,11 @@ void tern_coll_shm_synced(const struct tern_coll_shm_op *op)
         op->sh->all_done = op->seq - 1;
 }
 
-int tern_coll_shm_set_free(const struct tern_coll_shm_op *op)
+int tern_coll_shm_set_free(const struct tern_coll_shm_op *op, int buffer)
 {
     struct tern_coll_shm *sh = op->sh;
-    if (sh->all_done + 2 >= op->seq)
+    uint64_t sets = buffer ? TERN_SHM_COLL_BUF_SETS : TERN_SHM_COLL_SMALL_SETS;
+    if (sh->all_done + sets >= op->seq)
         return 1;
     uint64_t least = UINT64_MAX;
     for (int r = 0; r < op->comm->size; r++) {
@@ -154,7 +155,7 @@ int tern_coll_shm_set_free(const struct tern_coll_shm_op *op)
     }
     if (least > sh->all_done)
         sh->all_done = least;
-    return sh->all_done + 2 >= op->seq;
+    return sh->all_done + sets >= op->seq;
 }
 
 void tern_coll_shm_publish(const struct tern_coll_shm_op *op, enum tern_coll_shm_flag f)

@@ -20,14 +20,15 @@
  * Operations: every shared-memory operation on the communicator takes the
  * next sequence number. A rank starts operation s only after it finished
  * s - 1, so its flags move forward in order; operation s uses the slot's
- * buffer set s % 2, so before it writes there every member must have
- * finished s - 2 (tern_coll_shm_set_free). Most operations make that
- * known without looking: a Barrier or an Allreduce ends only once every
- * member started it, so once a rank finished s - 1 of those kinds, every
- * member finished s - 2 (tern_coll_shm_synced). A Bcast does not wait for
- * the others (its root leaves as soon as its data is in), so after one a
- * writer looks at the members' `done` words, which every operation's end
- * sets (tern_coll_shm_finish).
+ * entry and cell set s % 8 and its buffer set s % 2, so before it writes
+ * there every member must have finished s - 8, or s - 2 for a buffer
+ * (tern_coll_shm_set_free). Most operations make that known without
+ * looking: a Barrier or an Allreduce ends only once every member started
+ * it, so once a rank finished s - 1 of those kinds, every member finished
+ * s - 2 (tern_coll_shm_synced). A Bcast does not wait for the others (its
+ * root leaves as soon as its data is in), so after one a writer looks at
+ * the members' `done` words, which every operation's end sets
+ * (tern_coll_shm_finish).
  */
 #ifndef TERN_COLLECTIVES_SHM_H
 #define TERN_COLLECTIVES_SHM_H
@@ -81,9 +82,18 @@ void tern_coll_shm_op_init(struct tern_coll_shm_op *op, const struct tern_coll_a
 int tern_coll_shm_my_turn(const struct tern_coll_shm_op *op);
 void tern_coll_shm_finish(const struct tern_coll_shm_op *op);
 
-/* Whether op may write into its buffer set (cells, tiny entries, buffers):
- * every member finished the operation two before it (see above). */
-int tern_coll_shm_set_free(const struct tern_coll_shm_op *op);
+/* Whether op may write into its sets: its tiny entry and cell once every
+ * member finished the operation TERN_SHM_COLL_SMALL_SETS before it, and,
+ * with `buffer` nonzero, its buffer once every member finished the one
+ * TERN_SHM_COLL_BUF_SETS before it (see above). */
+int tern_coll_shm_set_free(const struct tern_coll_shm_op *op, int buffer);
+
+/* Whether an input of `bytes` goes into the member's buffer (above a
+ * cell's inline room, within a buffer; see tern_coll_shm_input_place). */
+static inline int tern_coll_shm_in_buffer(const struct tern_coll_shm_op *op, size_t bytes)
+{
+    return bytes > TERN_SHM_COLL_INLINE && bytes <= op->sh->view.buf;
+}
 
 /* Records that every member started op, which this rank just saw. */
 void tern_coll_shm_synced(const struct tern_coll_shm_op *op);

@@ -13,6 +13,7 @@
  *  - many calls back to back with a new root each time and no barrier, with
  *    Allreduces between some of them, so that a root reuses its buffer
  *    while slower ranks may still be reading the previous data from it;
+ *  - MPI_Bcast from one root that runs ahead of late receivers;
  *  - MPI_Reduce back to back with a new root each time (the others leave
  *    early, so a rank reuses its buffer while the root may still read
  *    the previous vector there), from 1 int to more than a buffer, in
@@ -27,6 +28,8 @@
  *
  * Uses only the standard MPI API.
  */
+#include <unistd.h>
+
 #include "tt.h"
 
 static const int sizes[] = {0, 1, 2, 3, 12, 13, 1000, 16384, 16385, 300000};
@@ -115,6 +118,30 @@ static void back_to_back(MPI_Comm comm)
  * messages (16385). */
 static const int reduce_ns[] = {1, 100, 2000, 16384, 16385};
 #define NREDUCE ((int)(sizeof reduce_ns / sizeof reduce_ns[0]))
+
+/* The root runs ahead: rank 0 sends many short MPI_Bcasts (a tiny entry,
+ * then a cell) while the others start late, so its writes reach as far
+ * ahead of the slowest reader as the library lets them; every value must
+ * still arrive. */
+static void root_runs_ahead(MPI_Comm comm)
+{
+    int rank, buf[10];
+    MPI_Comm_rank(comm, &rank);
+    if (rank != 0)
+        usleep(20000);
+    for (int it = 0; it < 200; it++) {
+        int n = it % 2 ? 1 : 10;
+        for (int i = 0; i < n; i++)
+            buf[i] = rank == 0 ? value(0, i, it) : -1;
+        TT_MPI(MPI_Bcast(buf, n, MPI_INT, 0, comm));
+        for (int i = 0; i < n; i++)
+            TT_CHECK(buf[i] == value(0, i, it), "MPI_Bcast %d of %d ints while the root ran "
+                     "ahead: element %d: expected %d, got %d", it, n, i, value(0, i, it),
+                     buf[i]);
+        if (rank != 0 && it % 50 == 0)
+            usleep(5000);
+    }
+}
 
 static void reduce_back_to_back(MPI_Comm comm)
 {
@@ -226,6 +253,7 @@ int main(int argc, char **argv)
     }
     back_to_back(MPI_COMM_WORLD);
     back_to_back(dup);
+    root_runs_ahead(MPI_COMM_WORLD);
     reduce_back_to_back(MPI_COMM_WORLD);
     reduce_back_to_back(dup);
     nonblocking(MPI_COMM_WORLD);
