@@ -144,6 +144,8 @@ tern_coll_builder tern_coll_bcast_shm;
 tern_coll_runner tern_coll_bcast_shm_run;
 tern_coll_builder tern_coll_reduce_shm;
 tern_coll_runner tern_coll_reduce_shm_run;
+tern_coll_builder tern_coll_allgather_shm;
+tern_coll_runner tern_coll_allgather_shm_run;
 tern_coll_builder tern_coll_allreduce_shm;
 tern_coll_runner tern_coll_allreduce_shm_run;
 int tern_coll_allreduce_shm_usable(const struct tern_coll_args *a);
@@ -153,5 +155,7 @@ const struct tern_coll_algo *tern_coll_allreduce_messages(const struct tern_coll
 /* The same for Bcast and Reduce. */
 const struct tern_coll_algo *tern_coll_bcast_messages(const struct tern_coll_args *a);
 const struct tern_coll_algo *tern_coll_reduce_messages(const struct tern_coll_args *a);
+/* select_move.c: Allgather's or Allgatherv's, by a->kind. */
+const struct tern_coll_algo *tern_coll_allgather_messages(const struct tern_coll_args *a);
 
 #endif

@@ -33,7 +33,8 @@ static void keep_objects(struct tern_sched *s, const struct tern_coll_args *a)
 int tern_coll_prepare(struct tern_comm *comm, enum tern_coll_kind kind)
 {
     int shm_kind = kind == TERN_COLL_BARRIER || kind == TERN_COLL_BCAST ||
-                   kind == TERN_COLL_REDUCE || kind == TERN_COLL_ALLREDUCE;
+                   kind == TERN_COLL_REDUCE || kind == TERN_COLL_ALLREDUCE ||
+                   kind == TERN_COLL_ALLGATHER || kind == TERN_COLL_ALLGATHERV;
     if (!tern_coll_nodes(comm))
         return TERN_ENOMEM;
     return shm_kind && tern_coll_shm_wanted(comm) ? tern_coll_shm_setup(comm) : 0;

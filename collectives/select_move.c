@@ -7,6 +7,7 @@
  */
 #include "collectives/nodes.h"
 #include "collectives/select.h"
+#include "collectives/shm.h"
 
 /* Gather, Scatter and their v forms ---------------------------------------- */
 
@@ -182,9 +183,11 @@ static const struct tern_coll_algo allgather_algos[] = {
     { .name = "bruck", .build = tern_coll_allgather_bruck },
     { .name = "two_level", .build = tern_coll_allgather_two_level,
       .usable = tern_coll_two_level_usable },
+    { .name = "shm", .build = tern_coll_allgather_shm, .run = tern_coll_allgather_shm_run,
+      .usable = tern_coll_shm_usable },
 };
 
-static const struct tern_coll_algo *choose_allgather(const struct tern_coll_args *a)
+static const struct tern_coll_algo *allgather_messages(const struct tern_coll_args *a)
 {
     int p = a->size;
     size_t block = recv_block_bytes(a);
@@ -216,9 +219,11 @@ static const struct tern_coll_algo allgatherv_algos[] = {
     { .name = "bruck", .build = tern_coll_allgather_bruck },
     { .name = "two_level", .build = tern_coll_allgatherv_two_level,
       .usable = tern_coll_two_level_usable },
+    { .name = "shm", .build = tern_coll_allgather_shm, .run = tern_coll_allgather_shm_run,
+      .usable = tern_coll_shm_usable },
 };
 
-static const struct tern_coll_algo *choose_allgatherv(const struct tern_coll_args *a)
+static const struct tern_coll_algo *allgatherv_messages(const struct tern_coll_args *a)
 {
     int p = a->size;
     size_t total = 0;
@@ -230,6 +235,29 @@ static const struct tern_coll_algo *choose_allgatherv(const struct tern_coll_arg
     if (p >= TERN_ALLGATHER_BRUCK_MIN_RANKS && total <= TERN_ALLGATHER_BRUCK_MAX_TOTAL)
         return &allgatherv_algos[1];
     return &allgatherv_algos[0];
+}
+
+const struct tern_coll_algo *tern_coll_allgather_messages(const struct tern_coll_args *a)
+{
+    return a->kind == TERN_COLL_ALLGATHERV ? allgatherv_messages(a) : allgather_messages(a);
+}
+
+/* On one host, in shared memory whatever the size, as the Allreduce: the
+ * ranks agree on the sizes there before any long call takes messages
+ * (allgather_shm.c). One flag exchange against the ring's p - 1 rounds;
+ * docs/algorithms.md has the figures. */
+static const struct tern_coll_algo *choose_allgather(const struct tern_coll_args *a)
+{
+    if (tern_coll_shm_usable(a))
+        return &allgather_algos[4];
+    return allgather_messages(a);
+}
+
+static const struct tern_coll_algo *choose_allgatherv(const struct tern_coll_args *a)
+{
+    if (tern_coll_shm_usable(a))
+        return &allgatherv_algos[3];
+    return allgatherv_messages(a);
 }
 
 /* Alltoall, Alltoallv, Alltoallw --------------------------------------------- */
