@@ -1,6 +1,6 @@
 /*
  * What the selection files share (select.c and the files of choices,
- * select_reduce.c and select_move.c).
+ * select_reduce.c, select_rooted.c and select_move.c).
  *
  * Each collective has a menu: the table of its algorithms, whose names are
  * what TERN_COLL_<NAME> accepts and tern-info lists, and the function that
@@ -34,11 +34,13 @@ extern const struct tern_coll_menu tern_coll_menu_reduce_scatter;
 extern const struct tern_coll_menu tern_coll_menu_scan;
 extern const struct tern_coll_menu tern_coll_menu_exscan;
 
-/* select_move.c */
+/* select_rooted.c */
 extern const struct tern_coll_menu tern_coll_menu_gather;
 extern const struct tern_coll_menu tern_coll_menu_gatherv;
 extern const struct tern_coll_menu tern_coll_menu_scatter;
 extern const struct tern_coll_menu tern_coll_menu_scatterv;
+
+/* select_move.c */
 extern const struct tern_coll_menu tern_coll_menu_allgather;
 extern const struct tern_coll_menu tern_coll_menu_allgatherv;
 extern const struct tern_coll_menu tern_coll_menu_alltoall;
