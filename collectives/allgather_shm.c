@@ -8,26 +8,28 @@
  * 8 bytes into its tiny entry, up to 48 into its cell, up to a buffer into
  * its buffer: shm.h) and sets its flag; (2) once every flag is set, each
  * rank compares every member's size with the size it expects of that
- * member's block (another size anywhere gives MPI_ERR_TRUNCATE on every
- * rank, since all see the same sizes) and unpacks every block into its
- * place of the result. One flag exchange, against p - 1 message rounds for
- * the ring: on a host with more ranks than cores each round can cost a
- * context switch.
+ * member's block and unpacks every block into its place of the result; a
+ * rank that expected other sizes returns MPI_ERR_TRUNCATE (only it: the
+ * others got the blocks they expected). One flag exchange, against p - 1
+ * message rounds for the ring: on a host with more ranks than cores each
+ * round can cost a context switch.
  *
- * Blocks longer than a member's buffer (64 KiB with up to 8 ranks): the
- * ranks put only their sizes in, compare them as above, and then run the
- * message algorithm that the automatic choice takes
- * (tern_coll_allgather_messages). Whether a call is long is decided from
- * the largest block of the result, which every rank of a correct call
- * knows alike (Allgatherv: from the same recvcounts); a rank that decides
- * otherwise has counts that do not match, and the comparison fails the
- * call on every rank before any message.
+ * Blocks longer than a member's buffer (64 KiB with up to 8 ranks) stay
+ * out: only their sizes go in. Whether messages follow is decided from the
+ * sizes published, which every rank sees alike: when one is too long for
+ * a buffer, (3) every rank publishes its verdict (whether it expected
+ * other sizes) and waits for the others', and only if nobody found a
+ * mismatch do they all run the message algorithm that the automatic
+ * choice takes (tern_coll_allgather_messages); otherwise every rank
+ * returns MPI_ERR_TRUNCATE. A rank whose counts disagree with the others'
+ * can so never leave them waiting in messages.
  *
  * Every rank reads every buffer, so the call ends only once every member
  * started it (shm.h: synced), like the Allreduce.
  *
  * Cost, p ranks, N bytes gathered, beta_c per byte copied: N/p beta_c to
- * put a block in, N beta_c to take every block out, one flag exchange.
+ * put a block in, N beta_c to take every block out, one flag exchange;
+ * long blocks: two flag exchanges, then the message algorithm.
  */
 #include <string.h>
 
@@ -40,46 +42,23 @@
 struct allgather_op {
     struct tern_coll_shm_op op;
     const struct tern_coll_args *a; /* The call's arguments (kept by the caller). */
-    int large;                      /* Some block is over a buffer: messages. */
+    int large;                      /* A published block is over a buffer. */
     int mismatch;
 };
 
-/* Bytes of the largest block of the result, and whether it exceeds a
- * member's buffer. */
+/* Whether this rank's view of the result has a block over a buffer. */
 static int too_large(const struct tern_coll_args *a)
 {
-    size_t most = 0;
     for (int j = 0; j < a->size; j++) {
-        size_t b;
         struct tern_coll_block rb = tern_coll_rblock(a, j);
-        if (__builtin_mul_overflow(rb.count, rb.dt->size, &b))
+        if (tern_coll_shm_too_large(rb.count, rb.dt, a))
             return 1;
-        most = b > most ? b : most;
     }
-    return most > a->comm->shm->view.buf;
+    return 0;
 }
 
-static void copy_in(void *to, struct tern_coll_block b, size_t bytes)
-{
-    if (bytes == 0)
-        return;
-    if (tern_dtype_contig(b.dt, b.count))
-        memcpy(to, (const char *)b.buf + b.dt->true_lb, bytes);
-    else
-        tern_dtype_pack(b.dt, b.buf, b.count, to);
-}
-
-static void copy_out(struct tern_coll_block b, const void *from, size_t bytes)
-{
-    if (bytes == 0)
-        return;
-    if (tern_dtype_contig(b.dt, b.count))
-        memcpy((char *)b.buf + b.dt->true_lb, from, bytes);
-    else
-        tern_dtype_unpack(b.dt, from, bytes, b.buf);
-}
-
-/* (1): this rank's block, or its size alone, goes in. */
+/* (1): this rank's block goes in where it fits; a longer one, only its
+ * size. */
 static int put_in(struct tern_sched *s, void *arg)
 {
     (void)s;
@@ -88,44 +67,72 @@ static int put_in(struct tern_sched *s, void *arg)
     struct tern_coll_block mine = tern_coll_sblock(a, a->rank);
     size_t bytes = tern_coll_block_bytes(mine);
     if (!tern_coll_shm_my_turn(&x->op)
-        || !tern_coll_shm_set_free(&x->op, !x->large && tern_coll_shm_in_buffer(&x->op, bytes)))
+        || !tern_coll_shm_set_free(&x->op, tern_coll_shm_in_buffer(&x->op, bytes)))
         return 0;
-    /* A block over a buffer when the result's are not (counts that do
-     * not match): only its size goes in, and the comparison fails. */
     void *place = tern_coll_shm_input_place(&x->op, a->rank, bytes);
-    if (!x->large && place)
-        copy_in(place, mine, bytes);
+    if (place)
+        tern_coll_shm_pack(place, mine.buf, mine.count, mine.dt);
     tern_coll_shm_input_publish(&x->op, bytes);
     return 1;
 }
 
-/* (2): every size in and compared, then every block out. */
+/* (2): every size in and compared; every block out, or, when a block is
+ * long, this rank's verdict out. */
 static int take_out(struct tern_sched *s, void *arg)
 {
     (void)s;
     struct allgather_op *x = arg;
     const struct tern_coll_args *a = x->a;
-    int mismatch = 0;
+    int mismatch = 0, large = 0;
     for (int j = 0; j < a->size; j++) {
         uint64_t b;
         if (!tern_coll_shm_input_arrived(&x->op, j, &b))
             return 0;
         mismatch |= b != tern_coll_block_bytes(tern_coll_rblock(a, j));
+        large |= b > x->op.sh->view.buf;
     }
     x->mismatch = mismatch;
+    x->large = large;
     tern_coll_shm_synced(&x->op);
-    for (int j = 0; !mismatch && !x->large && j < a->size; j++) {
+    if (large) {
+        atomic_store_explicit(&x->op.sh->view.reduced[a->rank].verdict,
+                              x->op.seq << 1 | (uint64_t)mismatch, memory_order_release);
+        tern_coll_shm_wake_others(&x->op);
+        return 1;
+    }
+    for (int j = 0; !mismatch && j < a->size; j++) {
         if (j == a->rank && a->sbuf == MPI_IN_PLACE)
             continue;
         struct tern_coll_block rb = tern_coll_rblock(a, j);
-        size_t bytes = tern_coll_block_bytes(rb);
-        copy_out(rb, tern_coll_shm_input_place(&x->op, j, bytes), bytes);
+        tern_coll_shm_unpack(rb.buf, rb.count, rb.dt,
+                             tern_coll_shm_input_place(&x->op, j, tern_coll_block_bytes(rb)));
     }
     tern_coll_shm_finish(&x->op);
     return mismatch ? TERN_ETRUNCATE : 1;
 }
 
-/* A long call's messages, once the sizes agreed. */
+/* (3), long blocks only: every verdict in; any mismatch fails the call
+ * everywhere. */
+static int agree(struct tern_sched *s, void *arg)
+{
+    (void)s;
+    struct allgather_op *x = arg;
+    if (!x->large)
+        return 1;
+    int mismatch = 0;
+    for (int j = 0; j < x->a->size; j++) {
+        uint64_t v = atomic_load_explicit(&x->op.sh->view.reduced[j].verdict,
+                                          memory_order_acquire);
+        if (v >> 1 != x->op.seq)
+            return 0;
+        mismatch |= (int)(v & 1);
+    }
+    x->mismatch = mismatch;
+    tern_coll_shm_finish(&x->op);
+    return mismatch ? TERN_ETRUNCATE : 1;
+}
+
+/* A long call's messages, once every rank agreed. */
 static void by_messages(struct tern_sched *s, void *arg)
 {
     struct allgather_op *x = arg;
@@ -139,7 +146,7 @@ static void by_messages(struct tern_sched *s, void *arg)
     tern_sched_round(s);
 }
 
-static tern_sched_poll_fn *const steps[] = { put_in, take_out };
+static tern_sched_poll_fn *const steps[] = { put_in, take_out, agree };
 #define NSTEPS (int)(sizeof steps / sizeof *steps)
 
 void tern_coll_allgather_shm(struct tern_sched *s, const struct tern_coll_args *a)
@@ -163,14 +170,16 @@ void tern_coll_allgather_shm(struct tern_sched *s, const struct tern_coll_args *
     }
     tern_coll_shm_op_init(&x->op, a);
     x->a = args;
-    x->large = too_large(a);
-    x->mismatch = 0;
-    tern_coll_shm_add_steps(s, steps, NSTEPS, x, x->large ? by_messages : NULL);
+    x->large = x->mismatch = 0;
+    /* Only the sizes published say whether messages follow, so always. */
+    tern_coll_shm_add_steps(s, steps, NSTEPS, x, by_messages);
 }
 
 int tern_coll_allgather_shm_run(const struct tern_coll_args *a)
 {
-    /* A long call's messages need a schedule. */
+    /* A long call's messages need a schedule. (If this rank's view of the
+     * sizes is short and another's is long, the counts do not match, and
+     * the call fails before any message.) */
     if (!tern_coll_shm_runnable(a) || too_large(a))
         return TERN_EAGAIN;
     struct allgather_op x = { .a = a };

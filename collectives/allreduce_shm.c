@@ -189,14 +189,6 @@ int tern_coll_allreduce_shm_usable(const struct tern_coll_args *a)
            && dt->size > 0 && dt->true_lb == 0 && tern_dtype_contig(dt, 2);
 }
 
-/* Whether the call's vector is longer than a member's buffer. */
-static int too_large(const struct tern_coll_args *a)
-{
-    size_t bytes;
-    return __builtin_mul_overflow(a->rcount, a->rdt->size, &bytes)
-           || bytes > a->comm->shm->view.buf;
-}
-
 static void op_init(struct allreduce_op *x, const struct tern_coll_args *a)
 {
     tern_coll_shm_op_init(&x->op, a);
@@ -206,7 +198,7 @@ static void op_init(struct allreduce_op *x, const struct tern_coll_args *a)
     x->dt = a->rdt;
     x->rop = a->op;
     x->tiny = x->n * x->dt->size <= TERN_SHM_COLL_TINY;
-    x->large = too_large(a);
+    x->large = tern_coll_shm_too_large(a->rcount, a->rdt, a);
     x->split = x->mismatch = 0;
     x->args = NULL;
 }
@@ -216,23 +208,23 @@ static tern_sched_poll_fn *const steps[] = { put_in, reduce, gather_shares };
 
 void tern_coll_allreduce_shm(struct tern_sched *s, const struct tern_coll_args *a)
 {
+    /* Taken before op_init, so that running out of memory stops this rank
+     * before it joins the operation (takes a sequence number). */
     struct allreduce_op *x = tern_sched_scratch(s, sizeof *x);
-    if (!x)
+    int large = tern_coll_shm_too_large(a->rcount, a->rdt, a);
+    struct tern_coll_args *args = large ? tern_sched_scratch(s, sizeof *a) : NULL;
+    if (!x || (large && !args))
         return;
     op_init(x, a);
-    /* Taken before the steps, so that running out of memory stops this
-     * rank before it joins the operation. */
-    if (x->large && !(x->args = tern_sched_scratch(s, sizeof *a)))
-        return;
-    if (x->large)
-        *x->args = *a;
+    if (large)
+        *(x->args = args) = *a;
     tern_coll_shm_add_steps(s, steps, NSTEPS, x, x->large ? by_messages : NULL);
 }
 
 int tern_coll_allreduce_shm_run(const struct tern_coll_args *a)
 {
     /* A large call's messages need a schedule. */
-    if (!tern_coll_shm_runnable(a) || too_large(a))
+    if (!tern_coll_shm_runnable(a) || tern_coll_shm_too_large(a->rcount, a->rdt, a))
         return TERN_EAGAIN;
     struct allreduce_op x;
     op_init(&x, a);

@@ -45,23 +45,6 @@ struct bcast_op {
     struct tern_coll_args *args;    /* A large call's, for its messages. */
 };
 
-/* Packs or unpacks, with a memcpy for contiguous data. */
-static void pack(const struct bcast_op *x, void *to)
-{
-    if (tern_dtype_contig(x->dt, x->count))
-        memcpy(to, (const char *)x->buf + x->dt->true_lb, x->bytes);
-    else
-        tern_dtype_pack(x->dt, x->buf, x->count, to);
-}
-
-static void unpack(const struct bcast_op *x, const void *from)
-{
-    if (tern_dtype_contig(x->dt, x->count))
-        memcpy((char *)x->buf + x->dt->true_lb, from, x->bytes);
-    else
-        tern_dtype_unpack(x->dt, from, x->bytes, x->buf);
-}
-
 /* (1): the root's data, or its size alone, goes in. */
 static int put(struct tern_sched *s, void *arg)
 {
@@ -75,7 +58,7 @@ static int put(struct tern_sched *s, void *arg)
         return 0;
     void *place = tern_coll_shm_input_place(&x->op, x->root, x->bytes);
     if (place)
-        pack(x, place);
+        tern_coll_shm_pack(place, x->buf, x->count, x->dt);
     x->large = !place;
     tern_coll_shm_input_publish(&x->op, x->bytes);
     if (!x->large)
@@ -102,7 +85,8 @@ static int take(struct tern_sched *s, void *arg)
         return 1;
     }
     if (root_bytes == x->bytes)
-        unpack(x, tern_coll_shm_input_place(&x->op, x->root, x->bytes));
+        tern_coll_shm_unpack(x->buf, x->count, x->dt,
+                             tern_coll_shm_input_place(&x->op, x->root, x->bytes));
     x->mismatch = root_bytes != x->bytes;
     tern_coll_shm_finish(&x->op);
     return x->mismatch ? TERN_ETRUNCATE : 1;
@@ -175,7 +159,7 @@ void tern_coll_bcast_shm(struct tern_sched *s, const struct tern_coll_args *a)
 int tern_coll_bcast_shm_run(const struct tern_coll_args *a)
 {
     /* Data longer than a buffer may need messages, hence a schedule. */
-    if (!tern_coll_shm_runnable(a) || a->rcount * a->rdt->size > a->comm->shm->view.buf)
+    if (!tern_coll_shm_runnable(a) || tern_coll_shm_too_large(a->rcount, a->rdt, a))
         return TERN_EAGAIN;
     struct bcast_op x;
     op_init(&x, a);

@@ -99,8 +99,8 @@ int tern_coll_run(struct tern_coll_args *a, struct tern_request **req);
  * (a persistent collective's own communicator), as its first blocking
  * collective would: for the kinds with a shared-memory algorithm (Barrier,
  * Bcast, Reduce, Allreduce, Allgather, Allgatherv) it agrees on a slot
- * (shm.h), which
- * nonblocking calls never do. A blocking, collective call over comm. */
+ * (shm.h), which nonblocking calls never do. A blocking, collective call
+ * over comm. */
 int tern_coll_prepare(struct tern_comm *comm, enum tern_coll_kind kind);
 
 /* A blocking barrier in shared memory without the general path's

@@ -16,9 +16,11 @@
  *
  * The root reduces its share, and the whole of a short vector, in rank
  * order (inout = in_k op inout, from the last rank down); another rank
- * reduces its share in place, starting from its own input. The op is
- * commutative, and a share is always reduced by the same rank in the same
- * order, so a given communicator size always gives the same bits.
+ * reduces its share in place, starting from its own input and then from
+ * the last rank down. The op is commutative, and which rank reduces a
+ * share, and in which order, depends only on the communicator size and
+ * the root, so those two always give the same bits (not always the
+ * Allreduce's).
  *
  * Vectors longer than a member's buffer travel in messages with the
  * algorithm the automatic choice takes (tern_coll_reduce_messages), after
@@ -188,13 +190,6 @@ static void by_messages(struct tern_sched *s, void *arg)
     tern_sched_round(s);
 }
 
-static int too_large(const struct tern_coll_args *a)
-{
-    size_t bytes;
-    return __builtin_mul_overflow(a->rcount, a->rdt->size, &bytes)
-           || bytes > a->comm->shm->view.buf;
-}
-
 static void op_init(struct reduce_op *x, const struct tern_coll_args *a)
 {
     tern_coll_shm_op_init(&x->op, a);
@@ -205,7 +200,7 @@ static void op_init(struct reduce_op *x, const struct tern_coll_args *a)
     x->dt = a->rdt;
     x->rop = a->op;
     x->root = a->root;
-    x->large = too_large(a);
+    x->large = tern_coll_shm_too_large(a->rcount, a->rdt, a);
     x->split = !x->large && x->n * x->dt->size > WHOLE_MAX;
     x->mismatch = 0;
     x->args = NULL;
@@ -216,23 +211,23 @@ static tern_sched_poll_fn *const steps[] = { put_in, combine, collect };
 
 void tern_coll_reduce_shm(struct tern_sched *s, const struct tern_coll_args *a)
 {
+    /* Taken before op_init, so that running out of memory stops this rank
+     * before it joins the operation (takes a sequence number). */
     struct reduce_op *x = tern_sched_scratch(s, sizeof *x);
-    if (!x)
+    int large = tern_coll_shm_too_large(a->rcount, a->rdt, a);
+    struct tern_coll_args *args = large ? tern_sched_scratch(s, sizeof *a) : NULL;
+    if (!x || (large && !args))
         return;
     op_init(x, a);
-    /* Taken before the steps, so that running out of memory stops this
-     * rank before it joins the operation. */
-    if (x->large && !(x->args = tern_sched_scratch(s, sizeof *a)))
-        return;
-    if (x->large)
-        *x->args = *a;
+    if (large)
+        *(x->args = args) = *a;
     tern_coll_shm_add_steps(s, steps, NSTEPS, x, x->large ? by_messages : NULL);
 }
 
 int tern_coll_reduce_shm_run(const struct tern_coll_args *a)
 {
     /* A large call's messages need a schedule. */
-    if (!tern_coll_shm_runnable(a) || too_large(a))
+    if (!tern_coll_shm_runnable(a) || tern_coll_shm_too_large(a->rcount, a->rdt, a))
         return TERN_EAGAIN;
     struct reduce_op x;
     op_init(&x, a);

@@ -7,6 +7,7 @@
 #include "collectives/nodes.h"
 #include "collectives/shm.h"
 #include "libmpi/core/comm.h"
+#include "libmpi/core/datatype.h"
 #include "libmpi/core/op.h"
 #include "libmpi/p2p/p2p.h"
 #include "tern/err.h"
@@ -78,6 +79,34 @@ void tern_coll_shm_free(struct tern_comm *comm)
 int tern_coll_shm_usable(const struct tern_coll_args *a)
 {
     return a->size == a->comm->size && a->comm->shm && a->comm->shm->slot >= 0;
+}
+
+int tern_coll_shm_too_large(size_t count, const struct tern_dtype *dt,
+                            const struct tern_coll_args *a)
+{
+    size_t bytes;
+    return __builtin_mul_overflow(count, dt->size, &bytes) || bytes > a->comm->shm->view.buf;
+}
+
+void tern_coll_shm_pack(void *to, const void *buf, size_t count, const struct tern_dtype *dt)
+{
+    if (count == 0 || dt->size == 0)
+        return;
+    if (tern_dtype_contig(dt, count))
+        memcpy(to, (const char *)buf + dt->true_lb, count * dt->size);
+    else
+        tern_dtype_pack(dt, buf, count, to);
+}
+
+void tern_coll_shm_unpack(void *buf, size_t count, const struct tern_dtype *dt,
+                          const void *from)
+{
+    if (count == 0 || dt->size == 0)
+        return;
+    if (tern_dtype_contig(dt, count))
+        memcpy((char *)buf + dt->true_lb, from, count * dt->size);
+    else
+        tern_dtype_unpack(dt, from, count * dt->size, buf);
 }
 
 void tern_coll_shm_op_init(struct tern_coll_shm_op *op, const struct tern_coll_args *a)

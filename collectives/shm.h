@@ -65,6 +65,17 @@ void tern_coll_shm_free(struct tern_comm *comm);
  * communicator, which has a slot. */
 int tern_coll_shm_usable(const struct tern_coll_args *a);
 
+/* Whether count elements of dt are longer than a member's buffer of
+ * a->comm's slot (or their size overflows). */
+int tern_coll_shm_too_large(size_t count, const struct tern_dtype *dt,
+                            const struct tern_coll_args *a);
+
+/* Packs count elements of dt at buf into a place of the slot, or unpacks
+ * them from one: a memcpy for contiguous data. */
+void tern_coll_shm_pack(void *to, const void *buf, size_t count, const struct tern_dtype *dt);
+void tern_coll_shm_unpack(void *buf, size_t count, const struct tern_dtype *dt,
+                          const void *from);
+
 /* What every operation's steps share. */
 struct tern_coll_shm_op {
     struct tern_coll_shm *sh;
@@ -140,7 +151,7 @@ static inline _Atomic uint64_t *tern_coll_shm_flag(const struct tern_coll_shm_op
 /* A member's input to an operation (the Allreduce's vector, the Bcast
  * root's data) goes where its size says: up to TERN_SHM_COLL_TINY bytes
  * into the member's tiny entry, whose tag also says the size (one line
- * for everything at two ranks); up to TERN_SHM_COLL_INLINE into its cell,
+ * holds two operations' entries at two ranks); up to TERN_SHM_COLL_INLINE into its cell,
  * beside the flag; up to a buffer's size into its buffer; a larger one
  * stays out, and only its size is published.
  *

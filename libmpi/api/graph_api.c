@@ -301,69 +301,95 @@ static int check_edges(int n, const int sources[], const int degrees[],
                       "destinations", "weights");
 }
 
-/* Sends every edge named here, a (source, destination, weight) triple, to
- * its source and to its destination (once when they are the same rank),
- * and returns in *in the *nin triples sent to this rank, ordered by the
- * rank that named them and then as that rank listed them: an alltoall of
- * the triple counts, then an alltoallv of the triples, so that a process
- * holds only its own edges and those that touch it. */
-static int exchange_edges(struct tern_comm *c, const int *mine, int m, int **in, int *nin)
+/* What MPI_Dist_graph_create exchanges, taken before its first agreement
+ * so that a failed allocation fails the call on every rank: the edges
+ * named here as (source, destination, weight) triples, room to sort them
+ * by the rank they go to, the triple counts sent and received, and the
+ * counts and displacements of the alltoallv. */
+struct edge_bufs {
+    int *mine, *out, *counts;
+    size_t *v;
+};
+
+static int edge_bufs_alloc(struct edge_bufs *b, int m, int p)
+{
+    b->mine = malloc(9 * (size_t)m * sizeof(int) + 1);
+    b->counts = calloc(2 * (size_t)p, sizeof(int));
+    b->v = malloc(4 * (size_t)p * sizeof(size_t));
+    b->out = b->mine ? b->mine + 3 * (size_t)m : NULL;
+    return b->mine && b->counts && b->v ? 0 : TERN_ENOMEM;
+}
+
+static void edge_bufs_free(struct edge_bufs *b)
+{
+    free(b->mine);
+    free(b->counts);
+    free(b->v);
+}
+
+/* Sends every edge named here to its source and to its destination (once
+ * when they are the same rank), and returns in *in the *nin triples sent
+ * to this rank, ordered by the rank that named them and then as that rank
+ * listed them: an alltoall of the triple counts, then an alltoallv of the
+ * triples, so that a process holds only its own edges and those that
+ * touch it. */
+static int exchange_edges(struct tern_comm *c, struct edge_bufs *b, int m, int **in, int *nin)
 {
     const struct tern_dtype *int_t = tern_dtype_get(MPI_INT);
-    int p = c->size;
-    int *counts = calloc(2 * (size_t)p, sizeof(int));
-    size_t *v = malloc(4 * (size_t)p * sizeof(size_t));
-    int *out = malloc(2 * 3 * (size_t)m * sizeof(int) + 1);
-    int rc = counts && v && out ? 0 : TERN_ENOMEM;
-    size_t *sc = v, *sd = v + p, *rcounts = v + 2 * (size_t)p, *rd = v + 3 * (size_t)p;
-    for (int e = 0; !rc && e < m; e++) {
+    int p = c->size, *mine = b->mine, *counts = b->counts;
+    size_t *sc = b->v, *sd = sc + p, *rcounts = sd + p, *rd = rcounts + p;
+    for (int e = 0; e < m; e++) {
         counts[mine[3 * e]] += 3;
         if (mine[3 * e + 1] != mine[3 * e])
             counts[mine[3 * e + 1]] += 3;
     }
     size_t total = 0;
-    for (int r = 0; !rc && r < p; r++) {
+    for (int r = 0; r < p; r++) {
         sc[r] = (size_t)counts[r];
         sd[r] = total;
         total += sc[r];
     }
     /* The buckets, in the order the edges were named. */
-    for (int e = 0; !rc && e < m; e++)
+    for (int e = 0; e < m; e++)
         for (int side = 0; side < 2; side++) {
             int to = mine[3 * e + side];
             if (side == 1 && to == mine[3 * e])
                 break;
-            memcpy(out + sd[to], mine + 3 * e, 3 * sizeof(int));
+            memcpy(b->out + sd[to], mine + 3 * e, 3 * sizeof(int));
             sd[to] += 3;
         }
-    for (int r = 0; !rc && r < p; r++)
+    for (int r = 0; r < p; r++)
         sd[r] -= sc[r];
-    if (!rc) {
-        struct tern_coll_args a = { .kind = TERN_COLL_ALLTOALL, .comm = c, .sbuf = counts,
-                                    .scount = 1, .sdt = int_t, .rbuf = counts + p,
-                                    .rcount = 1, .rdt = int_t };
-        rc = tern_coll_run(&a, NULL);
-    }
+    struct tern_coll_args a = { .kind = TERN_COLL_ALLTOALL, .comm = c, .sbuf = counts,
+                                .scount = 1, .sdt = int_t, .rbuf = counts + p,
+                                .rcount = 1, .rdt = int_t };
+    int rc = tern_coll_run(&a, NULL);
+    if (rc)
+        return rc;
     total = 0;
-    for (int r = 0; !rc && r < p; r++) {
+    for (int r = 0; r < p; r++) {
         rcounts[r] = (size_t)counts[p + r];
         rd[r] = total;
         total += rcounts[r];
     }
-    *in = rc ? NULL : malloc(total * sizeof(int) + 1);
-    if (!rc && !*in)
-        rc = TERN_ENOMEM;
-    if (!rc) {
-        struct tern_coll_args a = { .kind = TERN_COLL_ALLTOALLV, .comm = c, .sbuf = out,
-                                    .sdt = int_t, .scounts = sc, .sdispls = sd, .rbuf = *in,
-                                    .rdt = int_t, .rcounts = rcounts, .rdispls = rd };
-        rc = tern_coll_run(&a, NULL);
+    /* Only this process knows how many edges touch it, so all agree on
+     * whether every process can take its own before they are sent. */
+    int bad = 0;
+    if (total / 3 > INT32_MAX / 3) {
+        tern_api_detail("too many edges: %zu touch rank %d, more than %d", total / 3, c->rank,
+                        INT32_MAX / 3);
+        bad = TERN_EARG;
+    } else if (!(*in = malloc(total * sizeof(int) + 1))) {
+        bad = TERN_ENOMEM;
     }
+    rc = tern_api_topo_agree(c, bad, 0);
+    if (rc)
+        return rc;
+    struct tern_coll_args av = { .kind = TERN_COLL_ALLTOALLV, .comm = c, .sbuf = b->out,
+                                 .sdt = int_t, .scounts = sc, .sdispls = sd, .rbuf = *in,
+                                 .rdt = int_t, .rcounts = rcounts, .rdispls = rd };
     *nin = (int)(total / 3);
-    free(counts);
-    free(v);
-    free(out);
-    return rc;
+    return tern_coll_run(&av, NULL);
 }
 
 /* The topology of this process from the edges that touch it. */
@@ -403,28 +429,29 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     (void)reorder;
     struct tern_comm *c = NULL, *nc = NULL;
     struct tern_topo *t = NULL;
-    int m = 0, nall = 0, *mine = NULL, *all = NULL;
+    struct edge_bufs b = { 0 };
+    int m = 0, nall = 0, *all = NULL;
     int rc = tern_check_comm_ctor(comm_old, &c, comm_dist_graph);
     if (!rc)
         rc = tern_check_info(info);
     if (!rc) {
         int bad = check_edges(n, sources, degrees, destinations, weights, c->size, &m);
-        if (!bad && !(mine = malloc(3 * (size_t)m * sizeof(int) + 1)))
-            bad = TERN_ENOMEM;
+        if (!bad)
+            bad = edge_bufs_alloc(&b, m, c->size);
         rc = tern_api_topo_agree(c, bad, 0);
     }
     for (int i = 0, e = 0; !rc && i < n; i++)
         for (int k = 0; k < degrees[i]; k++, e++) {
-            mine[3 * e] = sources[i];
-            mine[3 * e + 1] = destinations[e];
-            mine[3 * e + 2] = weights == MPI_UNWEIGHTED || weights == MPI_WEIGHTS_EMPTY
-                                  ? 1 : weights[e];
+            b.mine[3 * e] = sources[i];
+            b.mine[3 * e + 1] = destinations[e];
+            b.mine[3 * e + 2] = weights == MPI_UNWEIGHTED || weights == MPI_WEIGHTS_EMPTY
+                                    ? 1 : weights[e];
         }
     if (!rc)
-        rc = exchange_edges(c, mine, m, &all, &nall);
+        rc = exchange_edges(c, &b, m, &all, &nall);
     if (!rc)
         rc = topo_from_edges(c->rank, all, nall, weights != MPI_UNWEIGHTED, &t);
-    free(mine);
+    edge_bufs_free(&b);
     free(all);
     if (!rc)
         rc = tern_topo_split(c, 0, t, &nc);

@@ -12,9 +12,11 @@
  *  - MPI_Allgatherv with blocks of different sizes, among them an empty one,
  *    one in the tiny entry and, on a second call, one longer than a buffer;
  *  - several MPI_Iallgather at once, completed in reverse order;
- *  - mismatched counts (rank 1 sends more or less than the others expect)
- *    fail the call on every rank, also when one side's blocks would fit a
- *    buffer and the other's would not, and the communicator works after.
+ *  - mismatched counts: rank 1 sends more or less than the others expect
+ *    (every rank fails), or expects more or less than the others send
+ *    (rank 1 fails, and every rank when a block is over a buffer, where
+ *    messages would follow), also when one side's blocks would fit a
+ *    buffer and the other's would not; the communicator works after.
  *
  * Uses only the standard MPI API.
  */
@@ -155,6 +157,27 @@ static void mismatch(MPI_Comm comm, int n, int other)
         TT_EQ("MPI_Allgather after a mismatch", r, all[r]);
 }
 
+/* Every rank sends n ints, but rank 1 expects `other` per block: rank 1
+ * gets MPI_ERR_TRUNCATE; with long blocks (messages would follow) every
+ * rank does, rather than waiting in messages for rank 1. */
+static void recv_mismatch(MPI_Comm comm, int n, int other, int everyone)
+{
+    int p = tt_size, most = n > other ? n : other;
+    int *in = calloc((size_t)most, sizeof(int)), *out = calloc((size_t)most * (size_t)p, sizeof(int));
+    TT_CHECK(in && out, "out of memory");
+    int cls = tt_class(MPI_Allgather(in, n, MPI_INT, out, tt_rank == 1 ? other : n, MPI_INT,
+                                     comm));
+    int want = tt_rank == 1 || everyone ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    TT_CHECK(cls == want, "MPI_Allgather of %d ints, rank 1 expecting %d: error class %d, "
+             "expected %d", n, other, cls, want);
+    free(in);
+    free(out);
+    int one = tt_rank, all[64];
+    TT_MPI(MPI_Allgather(&one, 1, MPI_INT, all, 1, MPI_INT, comm));
+    for (int r = 0; r < p; r++)
+        TT_EQ("MPI_Allgather after a mismatch", r, all[r]);
+}
+
 int main(int argc, char **argv)
 {
     tt_init(&argc, &argv, "coll_shm_gather");
@@ -174,6 +197,9 @@ int main(int argc, char **argv)
         mismatch(dup, 10, 5);
         mismatch(dup, 1000, 30000);
         mismatch(dup, 30000, 1000);
+        recv_mismatch(dup, 10, 20, 0);
+        recv_mismatch(dup, 40000, 10, 1);
+        recv_mismatch(dup, 10, 40000, 0);
     }
     MPI_Comm_free(&dup);
     return tt_finish();
