@@ -8,7 +8,7 @@
  * flags, one word each, packed into as few lines as hold them; the tiny
  * entries, TERN_SHM_COLL_SMALL_SETS sets of one per member, packed too;
  * TERN_SHM_COLL_SMALL_SETS sets of one cell per member (indexed by rank in
- * the communicator); one line per member for its `reduced` flag and the
+ * the communicator); one line per member for its `reduced` flag, its verdict and the
  * last operation it finished; then, from the next page boundary,
  * TERN_SHM_COLL_BUF_SETS sets of one buffer per member. Consecutive
  * operations on a communicator use the sets in turn, so a rank can fill
