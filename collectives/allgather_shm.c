@@ -67,7 +67,7 @@ static int put_in(struct tern_sched *s, void *arg)
     struct tern_coll_block mine = tern_coll_sblock(a, a->rank);
     size_t bytes = tern_coll_block_bytes(mine);
     if (!tern_coll_shm_my_turn(&x->op)
-        || !tern_coll_shm_set_free(&x->op, tern_coll_shm_in_buffer(&x->op, bytes)))
+        || !tern_coll_shm_set_free(&x->op, bytes))
         return 0;
     void *place = tern_coll_shm_input_place(&x->op, a->rank, bytes);
     if (place)

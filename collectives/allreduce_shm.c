@@ -77,7 +77,7 @@ static int put_in(struct tern_sched *s, void *arg)
     struct allreduce_op *x = arg;
     size_t bytes = x->n * x->dt->size;
     if (!tern_coll_shm_my_turn(&x->op)
-        || !tern_coll_shm_set_free(&x->op, tern_coll_shm_in_buffer(&x->op, bytes)))
+        || !tern_coll_shm_set_free(&x->op, bytes))
         return 0;
     if (!x->large)
         tern_coll_shm_copy(tern_coll_shm_input_place(&x->op, x->op.comm->rank, bytes), x->in,

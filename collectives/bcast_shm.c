@@ -54,7 +54,7 @@ static int put(struct tern_sched *s, void *arg)
         return 0;
     if (x->op.comm->rank != x->root)
         return 1;
-    if (!tern_coll_shm_set_free(&x->op, tern_coll_shm_in_buffer(&x->op, x->bytes)))
+    if (!tern_coll_shm_set_free(&x->op, x->bytes))
         return 0;
     void *place = tern_coll_shm_input_place(&x->op, x->root, x->bytes);
     if (place)
@@ -79,7 +79,7 @@ static int take(struct tern_sched *s, void *arg)
     if (x->large || root_bytes > x->op.sh->view.buf) {
         /* The root's size is long: publish ours too (once the set is free). */
         x->large = 1;
-        if (!tern_coll_shm_set_free(&x->op, 0))
+        if (!tern_coll_shm_set_free(&x->op, x->bytes))
             return 0;
         tern_coll_shm_input_publish(&x->op, x->bytes);
         return 1;
@@ -129,6 +129,7 @@ static void by_messages(struct tern_sched *s, void *arg)
 static void op_init(struct bcast_op *x, const struct tern_coll_args *a)
 {
     tern_coll_shm_op_init(&x->op, a);
+    x->op.no_tiny = 1;
     x->buf = a->rbuf;
     x->count = a->rcount;
     x->dt = a->rdt;

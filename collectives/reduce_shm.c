@@ -84,7 +84,7 @@ static int put_in(struct tern_sched *s, void *arg)
     struct reduce_op *x = arg;
     size_t bytes = bytes_of(x);
     if (!tern_coll_shm_my_turn(&x->op)
-        || !tern_coll_shm_set_free(&x->op, tern_coll_shm_in_buffer(&x->op, bytes)))
+        || !tern_coll_shm_set_free(&x->op, bytes))
         return 0;
     if (!x->large)
         tern_coll_shm_copy(tern_coll_shm_input_place(&x->op, x->op.comm->rank, bytes), x->in,
@@ -193,6 +193,7 @@ static void by_messages(struct tern_sched *s, void *arg)
 static void op_init(struct reduce_op *x, const struct tern_coll_args *a)
 {
     tern_coll_shm_op_init(&x->op, a);
+    x->op.no_tiny = 1;
     int root = a->rank == a->root;
     x->in = root && a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
     x->out = a->rbuf;

@@ -114,6 +114,7 @@ void tern_coll_shm_op_init(struct tern_coll_shm_op *op, const struct tern_coll_a
     op->sh = a->comm->shm;
     op->comm = a->comm;
     op->seq = ++op->sh->next_seq;
+    op->no_tiny = 0;
 }
 
 int tern_coll_shm_my_turn(const struct tern_coll_shm_op *op)
@@ -171,10 +172,14 @@ void tern_coll_shm_synced(const struct tern_coll_shm_op *op)
         op->sh->all_done = op->seq - 1;
 }
 
-int tern_coll_shm_set_free(const struct tern_coll_shm_op *op, int buffer)
+int tern_coll_shm_set_free(const struct tern_coll_shm_op *op, size_t bytes)
 {
     struct tern_coll_shm *sh = op->sh;
-    uint64_t sets = buffer ? TERN_SHM_COLL_BUF_SETS : TERN_SHM_COLL_SMALL_SETS;
+    int tiny = bytes <= TERN_SHM_COLL_TINY && !op->no_tiny;
+    int cell_only = !tiny && (bytes <= TERN_SHM_COLL_INLINE || bytes > sh->view.buf);
+    uint64_t sets = cell_only ? TERN_SHM_COLL_CELL_SETS
+                  : tiny      ? TERN_SHM_COLL_TINY_SETS
+                              : TERN_SHM_COLL_BUF_SETS;
     if (sh->all_done + sets >= op->seq)
         return 1;
     uint64_t least = UINT64_MAX;
@@ -211,7 +216,7 @@ int tern_coll_shm_all_reached(const struct tern_coll_shm_op *op, enum tern_coll_
 void *tern_coll_shm_input_place(const struct tern_coll_shm_op *op, int r, size_t bytes)
 {
     const struct tern_shm_coll_slot *v = &op->sh->view;
-    if (bytes <= TERN_SHM_COLL_TINY)
+    if (bytes <= TERN_SHM_COLL_TINY && !op->no_tiny)
         return tern_shm_coll_tiny(v, op->seq, r)->data;
     if (bytes <= TERN_SHM_COLL_INLINE)
         return tern_coll_shm_cell(op, r)->data;
@@ -221,7 +226,7 @@ void *tern_coll_shm_input_place(const struct tern_coll_shm_op *op, int r, size_t
 void tern_coll_shm_input_publish(const struct tern_coll_shm_op *op, size_t bytes)
 {
     int me = op->comm->rank;
-    if (bytes <= TERN_SHM_COLL_TINY) {
+    if (bytes <= TERN_SHM_COLL_TINY && !op->no_tiny) {
         struct tern_shm_coll_tiny *t = tern_shm_coll_tiny(&op->sh->view, op->seq, me);
         atomic_store_explicit(&t->tag, tern_shm_coll_tiny_tag(op->seq, bytes),
                               memory_order_release);
@@ -234,11 +239,13 @@ void tern_coll_shm_input_publish(const struct tern_coll_shm_op *op, size_t bytes
 
 int tern_coll_shm_input_arrived(const struct tern_coll_shm_op *op, int r, uint64_t *bytes)
 {
-    struct tern_shm_coll_tiny *t = tern_shm_coll_tiny(&op->sh->view, op->seq, r);
-    uint64_t tag = atomic_load_explicit(&t->tag, memory_order_acquire);
-    if (tern_shm_coll_tiny_seq(tag) == op->seq) {
-        *bytes = tern_shm_coll_tiny_bytes(tag);
-        return 1;
+    if (!op->no_tiny) {
+        struct tern_shm_coll_tiny *t = tern_shm_coll_tiny(&op->sh->view, op->seq, r);
+        uint64_t tag = atomic_load_explicit(&t->tag, memory_order_acquire);
+        if (tern_shm_coll_tiny_seq(tag) == op->seq) {
+            *bytes = tern_shm_coll_tiny_bytes(tag);
+            return 1;
+        }
     }
     struct tern_shm_coll_cell *c = tern_coll_shm_cell(op, r);
     if (atomic_load_explicit(&c->seq, memory_order_acquire) < op->seq)

@@ -20,9 +20,9 @@
  * Operations: every shared-memory operation on the communicator takes the
  * next sequence number. A rank starts operation s only after it finished
  * s - 1, so its flags move forward in order; operation s uses the slot's
- * entry and cell set s % 8 and its buffer set s % 2, so before it writes
- * there every member must have finished s - 8, or s - 2 for a buffer
- * (tern_coll_shm_set_free). Most operations make that known without
+ * tiny entry set s % 2, cell set s % 8 and buffer set s % 2, so before it
+ * writes there every member must have finished s - 2, or s - 8 when it
+ * writes only its cell (tern_coll_shm_set_free). Most operations make that known without
  * looking: a Barrier or an Allreduce ends only once every member started
  * it, so once a rank finished s - 1 of those kinds, every member finished
  * s - 2 (tern_coll_shm_synced). A Bcast does not wait for the others (its
@@ -81,6 +81,11 @@ struct tern_coll_shm_op {
     struct tern_coll_shm *sh;
     struct tern_comm *comm;
     uint64_t seq;
+    /* Inputs of up to TERN_SHM_COLL_TINY bytes go into the cell, not the
+     * tiny entry: set by the operations whose ranks leave without waiting
+     * for the others (Bcast, Reduce), so that they can run 8 calls ahead
+     * (coll_area.h). */
+    int no_tiny;
 };
 
 /* Fills op for the next operation on a->comm. */
@@ -93,18 +98,12 @@ void tern_coll_shm_op_init(struct tern_coll_shm_op *op, const struct tern_coll_a
 int tern_coll_shm_my_turn(const struct tern_coll_shm_op *op);
 void tern_coll_shm_finish(const struct tern_coll_shm_op *op);
 
-/* Whether op may write into its sets: its tiny entry and cell once every
- * member finished the operation TERN_SHM_COLL_SMALL_SETS before it, and,
- * with `buffer` nonzero, its buffer once every member finished the one
- * TERN_SHM_COLL_BUF_SETS before it (see above). */
-int tern_coll_shm_set_free(const struct tern_coll_shm_op *op, int buffer);
-
-/* Whether an input of `bytes` goes into the member's buffer (above a
- * cell's inline room, within a buffer; see tern_coll_shm_input_place). */
-static inline int tern_coll_shm_in_buffer(const struct tern_coll_shm_op *op, size_t bytes)
-{
-    return bytes > TERN_SHM_COLL_INLINE && bytes <= op->sh->view.buf;
-}
+/* Whether op may write an input of `bytes` into its sets (see above):
+ * into a tiny entry or a buffer (and its cell) once every member finished
+ * the operation two before it; into the cell alone (an input of up to
+ * TERN_SHM_COLL_INLINE bytes, or the size of a longer one than a buffer)
+ * once every member finished the one TERN_SHM_COLL_CELL_SETS before. */
+int tern_coll_shm_set_free(const struct tern_coll_shm_op *op, size_t bytes);
 
 /* Records that every member started op, which this rank just saw. */
 void tern_coll_shm_synced(const struct tern_coll_shm_op *op);
@@ -150,8 +149,9 @@ static inline _Atomic uint64_t *tern_coll_shm_flag(const struct tern_coll_shm_op
 
 /* A member's input to an operation (the Allreduce's vector, the Bcast
  * root's data) goes where its size says: up to TERN_SHM_COLL_TINY bytes
- * into the member's tiny entry, whose tag also says the size (one line
- * holds two operations' entries at two ranks); up to TERN_SHM_COLL_INLINE into its cell,
+ * into the member's tiny entry (unless op->no_tiny), whose tag also says
+ * the size (one line holds both sets at two ranks); up to
+ * TERN_SHM_COLL_INLINE into its cell,
  * beside the flag; up to a buffer's size into its buffer; a larger one
  * stays out, and only its size is published.
  *

@@ -36,7 +36,7 @@ static size_t head_bytes(int local_size)
     size_t h = sizeof(struct tern_shm_coll_hdr)
            + TERN_SHM_COLL_FLAG_LINES(local_size) * TERN_SHM_CACHE_LINE
            + TERN_SHM_COLL_TINY_LINES(local_size) * TERN_SHM_CACHE_LINE
-           + (size_t)TERN_SHM_COLL_SMALL_SETS * (size_t)local_size
+           + (size_t)TERN_SHM_COLL_CELL_SETS * (size_t)local_size
                  * sizeof(struct tern_shm_coll_cell)
            + (size_t)local_size * sizeof(struct tern_shm_coll_reduced);
     return (h + SLOT_PAGE - 1) / SLOT_PAGE * SLOT_PAGE;
@@ -64,7 +64,7 @@ int tern_shm_coll_slot(int i, struct tern_shm_coll_slot *out)
     p += TERN_SHM_COLL_TINY_LINES(l->local_size) * TERN_SHM_CACHE_LINE;
     out->cells = (struct tern_shm_coll_cell *)p;
     out->reduced = (struct tern_shm_coll_reduced *)
-        (out->cells + (size_t)TERN_SHM_COLL_SMALL_SETS * (size_t)l->local_size);
+        (out->cells + (size_t)TERN_SHM_COLL_CELL_SETS * (size_t)l->local_size);
     out->data = (char *)out->hdr + head_bytes(l->local_size);
     out->buf = tern_shm_coll_buf_bytes(l->local_size);
     out->local_size = l->local_size;
@@ -85,12 +85,12 @@ int tern_shm_coll_alloc(int nmembers)
         /* The members learn the index from a message sent after this, so
          * they see the cleared flags. */
         for (int m = 0; m < nmembers; m++) {
-            for (int set = 0; set < TERN_SHM_COLL_SMALL_SETS; set++) {
+            for (int set = 0; set < TERN_SHM_COLL_CELL_SETS; set++)
                 atomic_store_explicit(&tern_shm_coll_cell(&s, (uint64_t)set, m)->seq, 0,
                                       memory_order_relaxed);
+            for (int set = 0; set < TERN_SHM_COLL_TINY_SETS; set++)
                 atomic_store_explicit(&tern_shm_coll_tiny(&s, (uint64_t)set, m)->tag, 0,
                                       memory_order_relaxed);
-            }
             atomic_store_explicit(&s.reduced[m].seq, 0, memory_order_relaxed);
             atomic_store_explicit(&s.reduced[m].done, 0, memory_order_relaxed);
             atomic_store_explicit(&s.reduced[m].verdict, 0, memory_order_relaxed);

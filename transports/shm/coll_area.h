@@ -6,21 +6,27 @@
  * Layout: after the rings, `slots` slots of equal size. A slot is a header
  * line (how many ranks still use it; 0 when free); the members' barrier
  * flags, one word each, packed into as few lines as hold them; the tiny
- * entries, TERN_SHM_COLL_SMALL_SETS sets of one per member, packed too;
- * TERN_SHM_COLL_SMALL_SETS sets of one cell per member (indexed by rank in
- * the communicator); one line per member for its `reduced` flag, its verdict and the
- * last operation it finished; then, from the next page boundary,
- * TERN_SHM_COLL_BUF_SETS sets of one buffer per member. Consecutive
- * operations on a communicator use the sets in turn, so a rank can fill
- * its entries for the next operations while others still read earlier
- * ones: up to 8 operations ahead with small inputs (entries and cells are
- * cheap), 2 with buffers. A Bcast root or the ranks of a Reduce that
- * leave early can so run 8 calls ahead; with one set pair they waited
- * for the slowest member every other call, which on a host with more
- * ranks than cores meant a context switch per call or two. Back-to-back
- * calls, us, medians of 5 interleaved runs, 2 sets / 8: 4 ranks on 2
- * cores, 8-byte MPI_Bcast 8.3 / 1.8, MPI_Reduce 8.0 / 2.3; 2 ranks,
- * MPI_Bcast 0.35 / 0.19, MPI_Allreduce 0.42 / 0.43 (7 runs).
+ * entries, TERN_SHM_COLL_TINY_SETS (2) sets of one per member, packed
+ * too; TERN_SHM_COLL_CELL_SETS (8) sets of one cell per member (indexed
+ * by rank in the communicator); one line per member for its `reduced`
+ * flag, its verdict and the last operation it finished; then, from the
+ * next page boundary, TERN_SHM_COLL_BUF_SETS (2) sets of one buffer per
+ * member. Consecutive operations on a communicator use the sets in turn,
+ * so a rank can fill its entries for the next operations while others
+ * still read earlier ones.
+ *
+ * Why 8 sets of cells: a Bcast root, or the ranks of a Reduce other than
+ * the root, leave without waiting, and with small inputs (which such
+ * operations keep in cells, never in tiny entries) they can so run 8
+ * calls ahead of the slowest member; with one pair of sets they waited
+ * for it every other call, which on a host with more ranks than cores
+ * meant a context switch per call or two. Back-to-back calls, us, medians
+ * of 5 interleaved runs, 2 sets / 8: 4 ranks on 2 cores, 8-byte MPI_Bcast
+ * 8.3 / 1.8, MPI_Reduce 8.0 / 2.3; 2 ranks, MPI_Bcast 0.35 / 0.19. Why
+ * only 2 sets of tiny entries: the operations that use them (Allreduce,
+ * Allgather) wait for every member anyway, and spread over 8 sets the
+ * entries took 4 lines at two ranks instead of one, and an 8-byte
+ * Allreduce of 2 ranks took 0.427 us instead of 0.411 (medians of 9).
  *
  * The barrier flags carry no data, so they need no second set, and they
  * share lines: each transfer of the line then brings every flag in it. Two
@@ -55,7 +61,8 @@
 
 #include "transports/shm/ring.h"
 
-#define TERN_SHM_COLL_SMALL_SETS 8
+#define TERN_SHM_COLL_TINY_SETS 2
+#define TERN_SHM_COLL_CELL_SETS 8
 #define TERN_SHM_COLL_BUF_SETS 2
 
 struct tern_shm_coll_hdr {
@@ -108,15 +115,15 @@ struct tern_shm_coll_reduced {
 
 /* The tiny entries of every set packed into lines: lines for local_size. */
 #define TERN_SHM_COLL_TINY_LINES(local_size)                                    \
-    (((size_t)TERN_SHM_COLL_SMALL_SETS * (size_t)(local_size) * sizeof(struct tern_shm_coll_tiny) \
+    (((size_t)TERN_SHM_COLL_TINY_SETS * (size_t)(local_size) * sizeof(struct tern_shm_coll_tiny) \
       + TERN_SHM_CACHE_LINE - 1) / TERN_SHM_CACHE_LINE)
 
 /* A rank's view of one slot. */
 struct tern_shm_coll_slot {
     struct tern_shm_coll_hdr *hdr;
     _Atomic uint64_t *arrived;              /* [local_size]: barrier seq reached. */
-    struct tern_shm_coll_tiny *tiny;        /* [SMALL_SETS][local_size] */
-    struct tern_shm_coll_cell *cells;       /* [SMALL_SETS][local_size] */
+    struct tern_shm_coll_tiny *tiny;        /* [TINY_SETS][local_size] */
+    struct tern_shm_coll_cell *cells;       /* [CELL_SETS][local_size] */
     struct tern_shm_coll_reduced *reduced;  /* [local_size] */
     char *data;
     size_t buf;                         /* Bytes of each member's buffer. */
@@ -132,7 +139,7 @@ size_t tern_shm_coll_slot_bytes(int local_size);
 static inline struct tern_shm_coll_cell *
 tern_shm_coll_cell(const struct tern_shm_coll_slot *s, uint64_t seq, int m)
 {
-    size_t set = (size_t)(seq % TERN_SHM_COLL_SMALL_SETS);
+    size_t set = (size_t)(seq % TERN_SHM_COLL_CELL_SETS);
     return &s->cells[set * (size_t)s->local_size + (size_t)m];
 }
 
@@ -140,7 +147,7 @@ tern_shm_coll_cell(const struct tern_shm_coll_slot *s, uint64_t seq, int m)
 static inline struct tern_shm_coll_tiny *
 tern_shm_coll_tiny(const struct tern_shm_coll_slot *s, uint64_t seq, int m)
 {
-    size_t set = (size_t)(seq % TERN_SHM_COLL_SMALL_SETS);
+    size_t set = (size_t)(seq % TERN_SHM_COLL_TINY_SETS);
     return &s->tiny[set * (size_t)s->local_size + (size_t)m];
 }
 
