@@ -46,9 +46,11 @@ enum {
 };
 
 /* The standard's table of which classes each predefined op allows, and
- * one extension: the logical ops also take the multi-language types, which
- * are C integers too, as MPICH and Open MPI allow (MPICH's test suite uses
- * MPI_LOR on MPI_AINT). */
+ * two extensions that MPICH and Open MPI both make, so that programs written
+ * for them run unchanged: the logical ops also take the multi-language
+ * types, which are C integers too (MPICH's test suite uses MPI_LOR on
+ * MPI_AINT), and MPI_CHAR counts as a C integer of char's signedness
+ * (MPICH's op tests reduce it with every arithmetic and bitwise op). */
 #define CL_MAXMIN (CL_CINT | CL_FINT | CL_FLOAT | CL_MULTI)
 #define CL_SUMPROD (CL_CINT | CL_FINT | CL_FLOAT | CL_COMPLEX | CL_MULTI)
 #define CL_LOGIC (CL_CINT | CL_LOGICAL | CL_MULTI)
@@ -94,6 +96,7 @@ struct type_info {
      : TERN_OP_E_NONE)
 
 static const struct type_info types[] = {
+    { MPI_CHAR, CL_CINT, CHAR_MIN < 0 ? SINT(char) : UINT(char) },
     { MPI_SIGNED_CHAR, CL_CINT, SINT(signed char) },
     { MPI_UNSIGNED_CHAR, CL_CINT, UINT(unsigned char) },
     { MPI_SHORT, CL_CINT, SINT(short) },
@@ -160,7 +163,7 @@ static const struct type_info types[] = {
     { MPI_2INTEGER, CL_PAIR, TERN_OP_E_2INTEGER },
     { MPI_2REAL, CL_PAIR, TERN_OP_E_2REAL },
     { MPI_2DOUBLE_PRECISION, CL_PAIR, TERN_OP_E_2DOUBLE_PRECISION },
-    /* MPI_CHAR, MPI_WCHAR, MPI_CHARACTER, MPI_PACKED and any predefined type
+    /* MPI_WCHAR, MPI_CHARACTER, MPI_PACKED and any predefined type
      * not listed are CL_OTHER (see classify). */
 };
 

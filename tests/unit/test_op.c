@@ -44,15 +44,17 @@ static void test_allowed(void)
     CU_ASSERT(allowed(MPI_MAXLOC, MPI_2DOUBLE_PRECISION));
     CU_ASSERT(allowed(MPI_REPLACE, MPI_CHAR) && allowed(MPI_NO_OP, MPI_DOUBLE_INT));
 
-    CU_ASSERT(!allowed(MPI_SUM, MPI_CHAR) && !allowed(MPI_SUM, MPI_WCHAR));
+    CU_ASSERT(!allowed(MPI_SUM, MPI_WCHAR) && !allowed(MPI_LAND, MPI_WCHAR));
     CU_ASSERT(!allowed(MPI_SUM, MPI_BYTE) && !allowed(MPI_SUM, MPI_C_BOOL));
     CU_ASSERT(!allowed(MPI_SUM, MPI_2INT) && !allowed(MPI_MAX, MPI_DOUBLE_INT));
     CU_ASSERT(!allowed(MPI_MAX, MPI_C_FLOAT_COMPLEX) && !allowed(MPI_MIN, MPI_LOGICAL));
     CU_ASSERT(!allowed(MPI_BAND, MPI_FLOAT) && !allowed(MPI_BXOR, MPI_LOGICAL));
     CU_ASSERT(!allowed(MPI_LAND, MPI_DOUBLE) && !allowed(MPI_LAND, MPI_INTEGER));
-    CU_ASSERT(!allowed(MPI_LAND, MPI_CHAR) && !allowed(MPI_LOR, MPI_BYTE));
-    /* An extension, as in MPICH and Open MPI. */
+    CU_ASSERT(!allowed(MPI_LOR, MPI_BYTE));
+    /* Extensions, as in MPICH and Open MPI. */
     CU_ASSERT(allowed(MPI_LAND, MPI_AINT) && allowed(MPI_LXOR, MPI_COUNT));
+    CU_ASSERT(allowed(MPI_SUM, MPI_CHAR) && allowed(MPI_BXOR, MPI_CHAR));
+    CU_ASSERT(allowed(MPI_LAND, MPI_CHAR) && !allowed(MPI_MAXLOC, MPI_CHAR));
     CU_ASSERT(!allowed(MPI_MINLOC, MPI_INT) && !allowed(MPI_MAXLOC, MPI_DOUBLE));
     CU_ASSERT(!allowed(MPI_PROD, MPI_PACKED) && !allowed(MPI_MAX, MPI_CHARACTER));
 
@@ -62,6 +64,12 @@ static void test_allowed(void)
     int a = 5, b = 6;
     CU_ASSERT_EQUAL(tern_op_reduce(OP(MPI_SUM), &a, &b, 1, DT(MPI_2INT)), TERN_EOP);
     CU_ASSERT_EQUAL(b, 6);
+    /* MPI_CHAR reduces as char does: signed here if char is. */
+    char c[2] = { (char)-3, 'a' }, d[2] = { 5, 2 };
+    CU_ASSERT_EQUAL(tern_op_reduce(OP(MPI_SUM), c, d, 2, DT(MPI_CHAR)), 0);
+    CU_ASSERT(d[0] == (char)((char)-3 + 5) && d[1] == 'c');
+    CU_ASSERT_EQUAL(tern_op_reduce(OP(MPI_MAX), c, d, 2, DT(MPI_CHAR)), 0);
+    CU_ASSERT(d[0] == (CHAR_MIN < 0 ? 2 : (char)-3) && d[1] == 'c');
 }
 
 /* ---- User functions. ---- */
