@@ -2,8 +2,8 @@
  * Which algorithm runs a collective call.
  *
  * Each collective has a menu (select.h): its algorithms and the function
- * that chooses among them, in select_reduce.c, select_rooted.c and
- * select_move.c.
+ * that chooses among them, in select_reduce.c, select_scan.c,
+ * select_rooted.c and select_move.c.
  * TERN_COLL_<NAME>=<algorithm> (for example TERN_COLL_BCAST=binomial)
  * forces an algorithm for every call of that collective it can run; the
  * tests use it to run each algorithm. Verbose level 2 prints the choice.

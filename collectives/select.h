@@ -1,6 +1,6 @@
 /*
  * What the selection files share (select.c and the files of choices,
- * select_reduce.c, select_rooted.c and select_move.c).
+ * select_reduce.c, select_scan.c, select_rooted.c and select_move.c).
  *
  * Each collective has a menu: the table of its algorithms, whose names are
  * what TERN_COLL_<NAME> accepts and tern-info lists, and the function that
@@ -29,7 +29,11 @@ extern const struct tern_coll_menu tern_coll_menu_barrier;
 extern const struct tern_coll_menu tern_coll_menu_bcast;
 extern const struct tern_coll_menu tern_coll_menu_reduce;
 extern const struct tern_coll_menu tern_coll_menu_allreduce;
-/* Reduce_scatter and Reduce_scatter_block. */
+/* Whether an op is commutative and the communicator spans hosts with
+ * several ranks on one: where the node-aware reductions apply. */
+int tern_coll_two_level_commutative(const struct tern_coll_args *a);
+
+/* select_scan.c; Reduce_scatter's menu serves Reduce_scatter_block too. */
 extern const struct tern_coll_menu tern_coll_menu_reduce_scatter;
 extern const struct tern_coll_menu tern_coll_menu_scan;
 extern const struct tern_coll_menu tern_coll_menu_exscan;
