@@ -121,6 +121,7 @@ struct coll {
     long last_calls;         /* all calls of the last coll_time(), warm-up too */
     int csv;                 /* --csv: CSV rows only */
     int verify;              /* --verify: fill and check every call */
+    int barrier;             /* --barrier: time calls one by one, barrier between */
     int exit_code;           /* what main() returns when coll_init() says stop */
     long long errors;        /* wrong bytes or elements seen by this rank */
     long long checked;       /* bytes checked by this rank (barrier: iterations) */
