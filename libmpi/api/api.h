@@ -79,6 +79,16 @@ int tern_api_bsend_start(const char *fn, const void *buf, size_t count,
  * failed or the fingerprints differ, so that no rank waits for one that
  * gave up. One allreduce; defined in topo_api.c. */
 int tern_api_topo_agree(struct tern_comm *c, int rc, uint64_t fingerprint);
+/* Initialized, comm valid and with a topology of this kind (MPI_CART,
+ * MPI_GRAPH or MPI_DIST_GRAPH); *c is set once comm is valid. */
+int tern_api_topo_check(MPI_Comm comm, int kind, struct tern_comm **c);
+/* A rank named as a neighbour, element i of the caller's array `what`: in
+ * [0, n), else TERN_ERANK. */
+int tern_api_topo_node(int r, int n, const char *what, int i);
+/* A query's copy of min(n, max) ints into the caller's array `what` (max,
+ * named `maxname`, < 0 is an error). */
+int tern_api_topo_copy_out(int *to, const int *from, int n, int max, const char *maxname,
+                           const char *what);
 
 /* The usual checks of a send or receive call, in the standard's order. */
 int tern_check_xfer(const void *buf, MPI_Count count, MPI_Datatype type,

@@ -15,19 +15,6 @@
 #include "tern/err.h"
 
 /* Initialized, comm valid and with a Cartesian topology. */
-static int check_cart(MPI_Comm comm, struct tern_comm **c)
-{
-    int rc = tern_check_init();
-    if (!rc)
-        rc = tern_check_comm(comm, c);
-    if (!rc && (!(*c)->topo || (*c)->topo->kind != MPI_CART)) {
-        tern_api_detail("%s has no Cartesian topology (one made by MPI_Cart_create "
-                        "or MPI_Cart_sub)", tern_comm_label(*c));
-        rc = TERN_ETOPOLOGY;
-    }
-    return rc;
-}
-
 /* A grid of ndims dimensions dims[] on at most `size` processes: each
  * dimension positive, their product (*n) at most size. */
 static int check_grid(int ndims, const int dims[], const int periods[], int size, int *n)
@@ -99,7 +86,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
 int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
     struct tern_comm *c = NULL, *nc = NULL;
-    int rc = check_cart(comm, &c);
+    int rc = tern_api_topo_check(comm, MPI_CART, &c);
     if (!rc) {
         int nd = c->topo->ndims, bad = nd > 0 ? tern_check_ptr(remain_dims, "remain_dims") : 0;
         if (!bad)
@@ -158,7 +145,7 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
 int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
     struct tern_comm *c = NULL;
-    int rc = check_cart(comm, &c);
+    int rc = tern_api_topo_check(comm, MPI_CART, &c);
     if (!rc)
         rc = tern_check_ptr(ndims, "ndims");
     if (rc)
@@ -183,7 +170,7 @@ int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coo
 {
     struct tern_comm *c = NULL;
     int k = 0;
-    int rc = check_cart(comm, &c);
+    int rc = tern_api_topo_check(comm, MPI_CART, &c);
     if (!rc)
         rc = check_maxdims(c->topo, maxdims, &k);
     if (!rc && k > 0)
@@ -211,7 +198,7 @@ int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coo
 int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
     struct tern_comm *c = NULL;
-    int rc = check_cart(comm, &c);
+    int rc = tern_api_topo_check(comm, MPI_CART, &c);
     if (!rc && c->topo->ndims > 0)
         rc = tern_check_ptr(coords, "coords");
     if (!rc)
@@ -234,7 +221,7 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
     struct tern_comm *c = NULL;
     int k = 0;
-    int rc = check_cart(comm, &c);
+    int rc = tern_api_topo_check(comm, MPI_CART, &c);
     if (!rc && (rank < 0 || rank >= c->size)) {
         tern_api_detail("invalid rank %d: %s has ranks 0 to %d", rank, tern_comm_label(c),
                         c->size - 1);
@@ -277,7 +264,7 @@ static int step(const struct tern_topo *t, int *coords, int direction, long disp
 int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
     struct tern_comm *c = NULL;
-    int rc = check_cart(comm, &c);
+    int rc = tern_api_topo_check(comm, MPI_CART, &c);
     if (!rc && (direction < 0 || direction >= c->topo->ndims)) {
         tern_api_detail("invalid direction %d: the topology has dimensions 0 to %d",
                         direction, c->topo->ndims - 1);

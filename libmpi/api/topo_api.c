@@ -1,8 +1,8 @@
 /*
  * Process topologies: MPI_Dims_create, which programs also use on its own
- * to lay out a grid of ranks, and MPI_Topo_test. The constructors and
- * queries are in cart_api.c and graph_api.c; the neighbourhood collectives
- * are not implemented yet and return MPI_ERR_UNSUPPORTED_OPERATION.
+ * to lay out a grid of ranks, MPI_Topo_test, and what the constructors
+ * and queries share. Those are in cart_api.c, graph_api.c and
+ * dist_graph_api.c; the neighbourhood collectives in coll_neighbor_api.c.
  */
 #include <limits.h>
 
@@ -151,4 +151,41 @@ int tern_api_topo_agree(struct tern_comm *c, int rc, uint64_t fingerprint)
         return TERN_EARG;
     }
     return 0;
+}
+
+int tern_api_topo_check(MPI_Comm comm, int kind, struct tern_comm **c)
+{
+    int rc = tern_check_init();
+    if (!rc)
+        rc = tern_check_comm(comm, c);
+    if (!rc && (!(*c)->topo || (*c)->topo->kind != kind)) {
+        tern_api_detail("%s has no %s topology", tern_comm_label(*c),
+                        kind == MPI_CART ? "Cartesian (MPI_Cart_create or MPI_Cart_sub)"
+                        : kind == MPI_GRAPH ? "graph (MPI_Graph_create)"
+                                            : "distributed graph (MPI_Dist_graph_create*)");
+        rc = TERN_ETOPOLOGY;
+    }
+    return rc;
+}
+
+int tern_api_topo_node(int r, int n, const char *what, int i)
+{
+    if (r >= 0 && r < n)
+        return 0;
+    tern_api_detail("invalid %s[%d] = %d: the nodes are 0 to %d", what, i, r, n - 1);
+    return TERN_ERANK;
+}
+
+int tern_api_topo_copy_out(int *to, const int *from, int n, int max, const char *maxname,
+                           const char *what)
+{
+    if (max < 0) {
+        tern_api_detail("invalid %s %d", maxname, max);
+        return TERN_EARG;
+    }
+    int k = n < max ? n : max;
+    int rc = k > 0 ? tern_check_ptr(to, what) : 0;
+    for (int i = 0; !rc && i < k; i++)
+        to[i] = from[i];
+    return rc;
 }
