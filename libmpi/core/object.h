@@ -34,6 +34,7 @@ enum tern_magic {
     TERN_MAGIC_GROUP = 0x47727570,    /* "Grup" */
     TERN_MAGIC_OP = 0x4f706572,       /* "Oper" */
     TERN_MAGIC_INFO = 0x496e666f,     /* "Info" */
+    TERN_MAGIC_MEM = 0x4d656d6f,      /* "Memo": MPI_Alloc_mem's blocks */
     TERN_MAGIC_DEAD = 0x44656164      /* "Dead": freed, caught on reuse */
 };
 
