@@ -37,6 +37,9 @@ static void test_sizes(void)
     CU_ASSERT_EQUAL(T(MPI_INT)->lb, 0);
     CU_ASSERT_STRING_EQUAL(T(MPI_INT)->name, "MPI_INT");
     CU_ASSERT_STRING_EQUAL(T(MPI_UNSIGNED_LONG_LONG)->name, "MPI_UNSIGNED_LONG_LONG");
+    /* A synonym's handle has the name the standard lists first. */
+    CU_ASSERT_STRING_EQUAL(T(MPI_LONG_LONG)->name, "MPI_LONG_LONG_INT");
+    CU_ASSERT_STRING_EQUAL(T(MPI_C_FLOAT_COMPLEX)->name, "MPI_C_COMPLEX");
     CU_ASSERT_PTR_EQUAL(T(MPI_FLOAT)->basic, T(MPI_FLOAT));
     CU_ASSERT_PTR_NULL(tern_dtype_get(MPI_DATATYPE_NULL));
     CU_ASSERT_PTR_NULL(tern_dtype_get((MPI_Datatype)0x2ff));
