@@ -70,7 +70,7 @@ int tern_coll_barrier_shm_run(const struct tern_coll_args *a)
         return TERN_EAGAIN;
     struct tern_coll_shm_op op;
     tern_coll_shm_op_init(&op, a);
-    return tern_coll_shm_run(steps, NSTEPS, &op);
+    return tern_coll_shm_run(&op, steps, NSTEPS, &op);
 }
 
 static int all_arrived(void *op)

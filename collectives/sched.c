@@ -45,6 +45,7 @@ void tern_sched_init(struct tern_sched *s, struct tern_comm *comm)
     s->nkept = 0;
     s->keptcap = 0;
     s->kept_op = NULL;
+    s->call = NULL;
     s->req = NULL;
     s->next = NULL;
     s->on_heap = 0;

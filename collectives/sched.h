@@ -99,6 +99,8 @@ struct tern_sched {
     int nkept, keptcap;
     const struct tern_op *kept_op;  /* The op it holds a reference on. */
 
+    const char *call;               /* "MPI_Bcast", for reports of long
+                                       waits; NULL if not an MPI call's. */
     struct tern_request *req;       /* The collective's request. */
     struct tern_sched *next;        /* In the list of active schedules. */
     int on_heap;                    /* Freed on completion. */

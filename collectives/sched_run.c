@@ -2,6 +2,7 @@
  * The schedule engine (see sched.h): running a schedule, round by round,
  * blocking or from the progress engine, and completing its request.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,6 +179,31 @@ static int blocking_done(void *arg)
     return advance(((struct blocking_wait *)arg)->s);
 }
 
+/* For the report of a long wait: the call, its communicator, and the
+ * peers of the round's unfinished messages (or shared memory). */
+static void describe(void *arg, char *buf, size_t len)
+{
+    const struct tern_sched *s = ((struct blocking_wait *)arg)->s;
+    size_t off = (size_t)snprintf(buf, len, "%s on %s (round %d of %d",
+                                  s->call ? s->call : "a collective",
+                                  tern_comm_label(s->comm), s->cur + 1, s->nrounds);
+    int shown = 0;
+    for (int i = 0; i < s->nreqs && off < len; i++) {
+        const struct tern_request *r = s->reqs[i];
+        if (r->done)
+            continue;
+        if (shown == 8) {
+            off += (size_t)snprintf(buf + off, len - off, ", ...");
+            break;
+        }
+        off += (size_t)snprintf(buf + off, len - off, "%s rank %d to %s",
+                                shown++ ? "," : ", for", r->rank,
+                                r->kind == TERN_REQ_RECV ? "send" : "receive");
+    }
+    if (off < len)
+        snprintf(buf + off, len - off, "%s)", shown ? "" : ", in shared memory");
+}
+
 int tern_sched_start(struct tern_sched *s, struct tern_request **out)
 {
     tern_sched_round(s);
@@ -190,7 +216,7 @@ int tern_sched_start(struct tern_sched *s, struct tern_request **out)
         /* Blocking: the caller's wait drives this schedule directly. */
         struct blocking_wait w = { s };
         if (!advance(s))
-            tern_p2p_wait_until(blocking_done, &w);
+            tern_p2p_wait_described(blocking_done, &w, describe);
         int rc = s->error;
         tern_sched_free(s);
         return rc;

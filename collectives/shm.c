@@ -2,6 +2,7 @@
  * Slot agreement and the flag protocol of the shared-memory collectives;
  * see shm.h.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "collectives/nodes.h"
@@ -115,6 +116,7 @@ void tern_coll_shm_op_init(struct tern_coll_shm_op *op, const struct tern_coll_a
     op->comm = a->comm;
     op->seq = ++op->sh->next_seq;
     op->no_tiny = 0;
+    op->kind = a->kind;
 }
 
 int tern_coll_shm_my_turn(const struct tern_coll_shm_op *op)
@@ -128,6 +130,7 @@ int tern_coll_shm_runnable(const struct tern_coll_args *a)
 }
 
 struct step_wait {
+    const struct tern_coll_shm_op *op;
     tern_sched_poll_fn *step;
     void *arg;
     int rc;
@@ -145,13 +148,32 @@ static int step_done(void *p)
     return w->rc != 0;
 }
 
-int tern_coll_shm_run(tern_sched_poll_fn *const *steps, int n, void *arg)
+/* For the report of a long wait: the call, its communicator, and the
+ * members that have not finished the operation before it. */
+static void describe(void *p, char *buf, size_t len)
+{
+    const struct tern_coll_shm_op *op = ((struct step_wait *)p)->op;
+    size_t off = (size_t)snprintf(buf, len, "%s on %s (through shared memory",
+                                  tern_coll_call_name(op->kind), tern_comm_label(op->comm));
+    int shown = 0;
+    for (int r = 0; r < op->comm->size && off < len; r++) {
+        uint64_t d = atomic_load_explicit(&op->sh->view.reduced[r].done, memory_order_acquire);
+        if (r != op->comm->rank && d < op->seq - 1)
+            off += (size_t)snprintf(buf + off, len - off, "%s%d", shown++ ? ", " : "; ranks behind: ",
+                                    r);
+    }
+    if (off < len)
+        snprintf(buf + off, len - off, ")");
+}
+
+int tern_coll_shm_run(const struct tern_coll_shm_op *op, tern_sched_poll_fn *const *steps,
+                      int n, void *arg)
 {
     int first = 0;
     for (int i = 0; i < n; i++) {
-        struct step_wait w = { steps[i], arg, 0 };
+        struct step_wait w = { op, steps[i], arg, 0 };
         if (!step_done(&w))
-            tern_p2p_wait_until(step_done, &w);
+            tern_p2p_wait_described(step_done, &w, describe);
         if (w.rc < 0 && !first)
             first = w.rc;
     }

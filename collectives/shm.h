@@ -86,6 +86,7 @@ struct tern_coll_shm_op {
      * for the others (Bcast, Reduce), so that they can run 8 calls ahead
      * (coll_area.h). */
     int no_tiny;
+    enum tern_coll_kind kind;       /* For the report of a long wait. */
 };
 
 /* Fills op for the next operation on a->comm. */
@@ -118,13 +119,14 @@ void tern_coll_shm_add_steps(struct tern_sched *s, tern_sched_poll_fn *const *st
  * a schedule: every operation built on it has finished on this rank. */
 int tern_coll_shm_runnable(const struct tern_coll_args *a);
 
-/* Runs the POLL steps of one operation in order, for a blocking call that
- * builds no schedule: each step is called (with s NULL) until it returns
- * nonzero, with a blocking wait between calls (progress, yield, sleep).
- * As in a schedule, a failed step's error is kept and the later steps
- * still run, so that the other members are not left waiting; returns the
- * first error, or 0. */
-int tern_coll_shm_run(tern_sched_poll_fn *const *steps, int n, void *arg);
+/* Runs the POLL steps of operation op in order, for a blocking call that
+ * builds no schedule: each step is called with arg (and s NULL) until it
+ * returns nonzero, with a blocking wait between calls (progress, yield,
+ * sleep). As in a schedule, a failed step's error is kept and the later
+ * steps still run, so that the other members are not left waiting;
+ * returns the first error, or 0. */
+int tern_coll_shm_run(const struct tern_coll_shm_op *op, tern_sched_poll_fn *const *steps,
+                      int n, void *arg);
 
 /* This rank's cell for op, and member r's. */
 static inline struct tern_shm_coll_cell *tern_coll_shm_cell(const struct tern_coll_shm_op *op,

@@ -70,6 +70,13 @@ void tern_progress_set_hook(int (*hook)(void));
  * cond(arg) is true. */
 void tern_p2p_wait_until(int (*cond)(void *), void *arg);
 
+/* The same, for a wait that can say what it waits for: should it last
+ * TERN_WAIT_WARN_S seconds, the rank prints a line (once per process)
+ * that includes what describe(arg, buf, len) writes into buf ("MPI_Bcast
+ * on MPI_COMM_WORLD, for a message from rank 2"). */
+void tern_p2p_wait_described(int (*cond)(void *), void *arg,
+                             void (*describe)(void *arg, char *buf, size_t len));
+
 /* Blocks until r is done. */
 void tern_p2p_wait(struct tern_request *r);
 

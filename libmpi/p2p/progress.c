@@ -14,12 +14,14 @@
  * before the rank that has work gets its turn.
  */
 #include <sched.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "libmpi/core/comm.h"
 #include "libmpi/p2p/p2p.h"
 #include "libmpi/p2p/peer.h"
 #include "tern/err.h"
@@ -35,7 +37,7 @@ static int n_active;
 static const struct tern_tp_ops *blocker; /* The one that can sleep. */
 static int block_ms;                       /* For how long at a time. */
 static enum wait_mode wait_mode;
-static long spin_polls, yield_ns, eager_cap, report_transports;
+static long spin_polls, yield_ns, eager_cap, report_transports, warn_ns;
 static int (*progress_hook)(void);
 
 /*
@@ -62,6 +64,18 @@ static int (*progress_hook)(void);
  * once the rank has been idle past the yield phase. */
 #define MIXED_SLEEP_MS 1
 
+/* A blocking call that has waited this long says so, once per process
+ * (TERN_WAIT_WARN_S): a program whose ranks disagree (one never sends
+ * what another receives, calls another collective, passed other counts)
+ * otherwise hangs without a word. A correct program that waits this long
+ * (a rank idle while another computes) gets one line. */
+#define WAIT_WARN_S 300
+
+/* While a wait spins, the clock is read every this many polls (tens of
+ * microseconds at least), so that short waits never pay for it; once it
+ * yields or sleeps, at every poll. */
+#define WARN_POLLS 1024
+
 /* How long MPI_Finalize waits for unmatched sends before it says so. */
 #define FINALIZE_WARN_NS (10L * 1000000000L)
 
@@ -81,6 +95,9 @@ void tern_p2p_read_tunables(int oversubscribed)
         "Largest message sent eagerly, in bytes (0: as large as the transport's packet)");
     report_transports = tern_env_long("TERN_REPORT_TRANSPORTS", 0,
         "1: each rank prints which transport serves each peer (mpirun --report-transports)");
+    warn_ns = tern_env_long("TERN_WAIT_WARN_S", WAIT_WARN_S,
+        "Seconds a blocking call waits before the rank says what it waits for, once "
+        "(0: never)") * 1000000000L;
 }
 
 static int run_phase(int (*phase)(const struct tern_tp_ops *, const struct tern_boot_info *),
@@ -283,14 +300,45 @@ int tern_p2p_recheck(void)
     return progress_hook && progress_hook() > 0;
 }
 
+/* Whether a long wait was reported (once per process). */
+static int warned;
+
+/* The report of a wait that has lasted `ns`: what the caller's describe()
+ * says, or what any wait may be stuck on. */
+static void report_long_wait(long ns, void (*describe)(void *, char *, size_t), void *arg)
+{
+    char what[512] = "a blocking call";
+    if (describe)
+        describe(arg, what, sizeof what);
+    warned = 1;
+    tern_log("%s has waited %ld s. It returns only once the ranks it waits for make the "
+             "matching calls: the same collectives in the same order with matching counts, "
+             "a send for each receive, a receive for each send. (TERN_WAIT_WARN_S=0 turns "
+             "this message off.)", what, ns / 1000000000L);
+}
+
 void tern_p2p_wait_until(int (*cond)(void *), void *arg)
 {
-    long idle = 0, since = 0;
+    tern_p2p_wait_described(cond, arg, NULL);
+}
+
+void tern_p2p_wait_described(int (*cond)(void *), void *arg,
+                             void (*describe)(void *arg, char *buf, size_t len))
+{
+    long idle = 0, since = 0, polls = 0, start = 0;
     int (*outer_cond)(void *) = wait_cond;
     void *outer_arg = wait_arg;
     wait_cond = cond;
     wait_arg = arg;
     while (!cond(arg)) {
+        /* Past the spinning phase each poll yields or sleeps anyway. */
+        if (warn_ns && !warned && (++polls % WARN_POLLS == 0 || idle >= spin_polls)) {
+            long now = now_ns();
+            if (!start)
+                start = now;
+            else if (now - start >= warn_ns)
+                report_long_wait(now - start, describe, arg);
+        }
         if (tern_progress() > 0) {
             idle = since = 0;
             continue;
@@ -310,8 +358,23 @@ static int request_done(void *r)
     return ((struct tern_request *)r)->done;
 }
 
+/* For the report of a long wait: the operation behind r. */
+static void describe_request(void *arg, char *buf, size_t len)
+{
+    const struct tern_request *r = arg;
+    const char *comm = r->comm ? tern_comm_label(r->comm) : "its communicator";
+    if (r->kind == TERN_REQ_RECV && r->rank == MPI_ANY_SOURCE)
+        snprintf(buf, len, "a receive from any rank on %s", comm);
+    else if (r->kind == TERN_REQ_RECV)
+        snprintf(buf, len, "a receive from rank %d on %s", r->rank, comm);
+    else if (r->kind == TERN_REQ_SEND)
+        snprintf(buf, len, "a send to rank %d on %s", r->rank, comm);
+    else
+        snprintf(buf, len, "a nonblocking collective on %s", comm);
+}
+
 void tern_p2p_wait(struct tern_request *r)
 {
     if (!r->done)
-        tern_p2p_wait_until(request_done, r);
+        tern_p2p_wait_described(request_done, r, describe_request);
 }
