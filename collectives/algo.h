@@ -53,9 +53,6 @@ const struct tern_coll_algo *tern_coll_choose(const struct tern_coll_args *a);
 int tern_coll_may_skip_select(enum tern_coll_kind kind, tern_coll_builder *build);
 /* The collective's name as in the MPI call ("bcast"), for messages. */
 const char *tern_coll_kind_name(enum tern_coll_kind kind);
-/* Its MPI function ("MPI_Bcast"), for messages; "a collective" before
- * tern_coll_read_tunables() named them. */
-const char *tern_coll_call_name(enum tern_coll_kind kind);
 
 /* Helpers for builders. */
 

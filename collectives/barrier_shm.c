@@ -78,7 +78,7 @@ static int all_arrived(void *op)
     return tern_coll_shm_all_reached(op, TERN_COLL_SHM_ARRIVED);
 }
 
-int tern_coll_barrier_quick(struct tern_comm *comm)
+int tern_coll_barrier_quick(struct tern_comm *comm, const char *call)
 {
     struct tern_coll_shm *sh = comm->shm;
     /* What tern_coll_run would find out on the long way: the communicator
@@ -88,12 +88,13 @@ int tern_coll_barrier_quick(struct tern_comm *comm)
     if (!sh || sh->slot < 0 || sh->done_seq != sh->next_seq
         || !tern_coll_may_skip_select(TERN_COLL_BARRIER, tern_coll_barrier_shm))
         return TERN_EAGAIN;
-    struct tern_coll_shm_op op = { .sh = sh, .comm = comm, .seq = ++sh->next_seq };
+    struct tern_coll_shm_op op = { .sh = sh, .comm = comm, .seq = ++sh->next_seq,
+                                   .call = call };
     /* The tag the schedule would have taken (tern_coll_run). */
     comm->coll_seq++;
     tern_coll_shm_publish(&op, TERN_COLL_SHM_ARRIVED);
     if (!all_arrived(&op))
-        tern_p2p_wait_until(all_arrived, &op);
+        tern_coll_shm_wait(&op, all_arrived, &op);
     tern_coll_shm_synced(&op);
     tern_coll_shm_finish(&op);
     return 0;

@@ -66,7 +66,7 @@ int tern_coll_run(struct tern_coll_args *a, struct tern_request **req)
         if (!s)
             return TERN_ENOMEM;
         keep_objects(s, a);
-        s->call = tern_coll_call_name(a->kind);
+        s->call = a->call;
         algo->build(s, a);
         return tern_sched_start(s, req);
     }
@@ -81,7 +81,7 @@ int tern_coll_run(struct tern_coll_args *a, struct tern_request **req)
     }
     struct tern_sched s;
     tern_sched_init(&s, a->comm);
-    s.call = tern_coll_call_name(a->kind);
+    s.call = a->call;
     algo->build(&s, a);
     return tern_sched_start(&s, NULL);
 }

@@ -87,6 +87,9 @@ struct tern_coll_args {
     const struct tern_dtype *const *sdts, *const *rdts;
     const struct tern_op *op;
     int root;
+    /* The MPI function ("MPI_Bcast"), for the report of a long wait; NULL
+     * for the collectives the library runs inside other calls. */
+    const char *call;
 };
 
 /* Runs a collective over the whole communicator (it sets a->size and
@@ -107,7 +110,7 @@ int tern_coll_prepare(struct tern_comm *comm, enum tern_coll_kind kind);
  * selection and argument block (barrier_shm.c): 0 once done, or
  * TERN_EAGAIN, having done nothing, when comm needs tern_coll_run (no slot
  * agreed yet, an operation pending, an algorithm forced, verbose output). */
-int tern_coll_barrier_quick(struct tern_comm *comm);
+int tern_coll_barrier_quick(struct tern_comm *comm, const char *call);
 
 /* Reads TERN_COLL_<NAME> for every collective (at MPI_Init; tern-info). */
 void tern_coll_read_tunables(void);

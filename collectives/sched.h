@@ -99,8 +99,8 @@ struct tern_sched {
     int nkept, keptcap;
     const struct tern_op *kept_op;  /* The op it holds a reference on. */
 
-    const char *call;               /* "MPI_Bcast", for reports of long
-                                       waits; NULL if not an MPI call's. */
+    const char *call;               /* tern_coll_args.call: "MPI_Bcast",
+                                       or NULL (the library's own). */
     struct tern_request *req;       /* The collective's request. */
     struct tern_sched *next;        /* In the list of active schedules. */
     int on_heap;                    /* Freed on completion. */
@@ -186,5 +186,17 @@ struct tern_sched *tern_sched_new(struct tern_comm *comm);
 
 /* Releases what a schedule holds (after an error before it started). */
 void tern_sched_free(struct tern_sched *s);
+
+/* For the reports of long waits (tern_p2p_wait_described) of schedules and
+ * of shared-memory collectives: tern_sched_report_start writes "MPI_Bcast
+ * on MPI_COMM_WORLD (" into buf (a collective with no call is the
+ * library's own, run inside another MPI call); tern_sched_report_rank
+ * appends ", for rank R to <what>" (", rank R to <what>" after the first;
+ * eight, then ", ..."), counting in *shown. Both return the new length of
+ * the text, which they keep below len. */
+size_t tern_sched_report_start(char *buf, size_t len, const char *call,
+                               const struct tern_comm *comm);
+size_t tern_sched_report_rank(char *buf, size_t len, size_t off, int *shown, int rank,
+                              const char *what);
 
 #endif

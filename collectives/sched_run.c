@@ -179,29 +179,52 @@ static int blocking_done(void *arg)
     return advance(((struct blocking_wait *)arg)->s);
 }
 
-/* For the report of a long wait: the call, its communicator, and the
- * peers of the round's unfinished messages (or shared memory). */
+/* snprintf's length, kept below len. */
+static size_t clamp(int n, size_t off, size_t len)
+{
+    size_t end = off + (n > 0 ? (size_t)n : 0);
+    return end < len ? end : len - 1;
+}
+
+size_t tern_sched_report_start(char *buf, size_t len, const char *call,
+                               const struct tern_comm *comm)
+{
+    int n = call ? snprintf(buf, len, "%s on %s (", call, tern_comm_label(comm))
+                 : snprintf(buf, len, "a collective that Tern runs inside another MPI call, "
+                            "on %s (", tern_comm_label(comm));
+    return clamp(n, 0, len);
+}
+
+size_t tern_sched_report_rank(char *buf, size_t len, size_t off, int *shown, int rank,
+                              const char *what)
+{
+    int n;
+    if (*shown == 8)
+        n = snprintf(buf + off, len - off, ", ...");
+    else if (*shown < 8)
+        n = snprintf(buf + off, len - off, "%s rank %d to %s", *shown ? "," : ", for", rank,
+                     what);
+    else
+        return off;
+    ++*shown;
+    return clamp(n, off, len);
+}
+
+/* For the report of a long wait: the call, its communicator, the round,
+ * and the peers of its unfinished messages (none: it waits in shared
+ * memory). */
 static void describe(void *arg, char *buf, size_t len)
 {
     const struct tern_sched *s = ((struct blocking_wait *)arg)->s;
-    size_t off = (size_t)snprintf(buf, len, "%s on %s (round %d of %d",
-                                  s->call ? s->call : "a collective",
-                                  tern_comm_label(s->comm), s->cur + 1, s->nrounds);
+    size_t off = tern_sched_report_start(buf, len, s->call, s->comm);
+    off = clamp(snprintf(buf + off, len - off, "round %d of %d", s->cur + 1, s->nrounds), off,
+                len);
     int shown = 0;
-    for (int i = 0; i < s->nreqs && off < len; i++) {
-        const struct tern_request *r = s->reqs[i];
-        if (r->done)
-            continue;
-        if (shown == 8) {
-            off += (size_t)snprintf(buf + off, len - off, ", ...");
-            break;
-        }
-        off += (size_t)snprintf(buf + off, len - off, "%s rank %d to %s",
-                                shown++ ? "," : ", for", r->rank,
-                                r->kind == TERN_REQ_RECV ? "send" : "receive");
-    }
-    if (off < len)
-        snprintf(buf + off, len - off, "%s)", shown ? "" : ", in shared memory");
+    for (int i = 0; i < s->nreqs; i++)
+        if (!s->reqs[i]->done)
+            off = tern_sched_report_rank(buf, len, off, &shown, s->reqs[i]->rank,
+                                         s->reqs[i]->kind == TERN_REQ_RECV ? "send" : "receive");
+    snprintf(buf + off, len - off, "%s)", shown ? "" : ", through shared memory");
 }
 
 int tern_sched_start(struct tern_sched *s, struct tern_request **out)

@@ -72,11 +72,6 @@ const char *tern_coll_kind_name(enum tern_coll_kind kind)
 /* "MPI_Reduce_scatter_block" for the table named "reduce_scatter_block". */
 static char calls[TERN_COLL_NKINDS][40];
 
-const char *tern_coll_call_name(enum tern_coll_kind kind)
-{
-    return calls[kind][0] ? calls[kind] : "a collective";
-}
-
 void tern_coll_read_tunables(void)
 {
     /* The registry keeps the name and help pointers, so they live here. */

@@ -116,7 +116,7 @@ void tern_coll_shm_op_init(struct tern_coll_shm_op *op, const struct tern_coll_a
     op->comm = a->comm;
     op->seq = ++op->sh->next_seq;
     op->no_tiny = 0;
-    op->kind = a->kind;
+    op->call = a->call;
 }
 
 int tern_coll_shm_my_turn(const struct tern_coll_shm_op *op)
@@ -130,7 +130,7 @@ int tern_coll_shm_runnable(const struct tern_coll_args *a)
 }
 
 struct step_wait {
-    const struct tern_coll_shm_op *op;
+    const struct tern_coll_shm_op *op;  /* First: describe() reads it. */
     tern_sched_poll_fn *step;
     void *arg;
     int rc;
@@ -148,22 +148,41 @@ static int step_done(void *p)
     return w->rc != 0;
 }
 
-/* For the report of a long wait: the call, its communicator, and the
- * members that have not finished the operation before it. */
+/* For the report of a long wait (p: a struct whose first member is the
+ * op): the call, its communicator, and the members that have not
+ * finished the operation before it. */
 static void describe(void *p, char *buf, size_t len)
 {
-    const struct tern_coll_shm_op *op = ((struct step_wait *)p)->op;
-    size_t off = (size_t)snprintf(buf, len, "%s on %s (through shared memory",
-                                  tern_coll_call_name(op->kind), tern_comm_label(op->comm));
+    const struct tern_coll_shm_op *op = *(const struct tern_coll_shm_op *const *)p;
+    size_t off = tern_sched_report_start(buf, len, op->call, op->comm);
+    off += (size_t)snprintf(buf + off, len - off, "through shared memory");
+    off = off < len ? off : len - 1;
     int shown = 0;
-    for (int r = 0; r < op->comm->size && off < len; r++) {
+    for (int r = 0; r < op->comm->size; r++) {
         uint64_t d = atomic_load_explicit(&op->sh->view.reduced[r].done, memory_order_acquire);
         if (r != op->comm->rank && d < op->seq - 1)
-            off += (size_t)snprintf(buf + off, len - off, "%s%d", shown++ ? ", " : "; ranks behind: ",
-                                    r);
+            off = tern_sched_report_rank(buf, len, off, &shown, r,
+                                         "finish an earlier collective");
     }
-    if (off < len)
-        snprintf(buf + off, len - off, ")");
+    snprintf(buf + off, len - off, ")");
+}
+
+struct shm_wait {
+    const struct tern_coll_shm_op *op;  /* First: describe() reads it. */
+    int (*cond)(void *);
+    void *arg;
+};
+
+static int shm_wait_cond(void *p)
+{
+    struct shm_wait *w = p;
+    return w->cond(w->arg);
+}
+
+void tern_coll_shm_wait(const struct tern_coll_shm_op *op, int (*cond)(void *), void *arg)
+{
+    struct shm_wait w = { op, cond, arg };
+    tern_p2p_wait_described(shm_wait_cond, &w, describe);
 }
 
 int tern_coll_shm_run(const struct tern_coll_shm_op *op, tern_sched_poll_fn *const *steps,

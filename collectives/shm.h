@@ -86,7 +86,7 @@ struct tern_coll_shm_op {
      * for the others (Bcast, Reduce), so that they can run 8 calls ahead
      * (coll_area.h). */
     int no_tiny;
-    enum tern_coll_kind kind;       /* For the report of a long wait. */
+    const char *call;               /* tern_coll_args.call. */
 };
 
 /* Fills op for the next operation on a->comm. */
@@ -127,6 +127,10 @@ int tern_coll_shm_runnable(const struct tern_coll_args *a);
  * returns the first error, or 0. */
 int tern_coll_shm_run(const struct tern_coll_shm_op *op, tern_sched_poll_fn *const *steps,
                       int n, void *arg);
+
+/* Waits, as a blocking call does, until cond(arg) holds, for operation op
+ * (which a report of a long wait names). */
+void tern_coll_shm_wait(const struct tern_coll_shm_op *op, int (*cond)(void *), void *arg);
 
 /* This rank's cell for op, and member r's. */
 static inline struct tern_shm_coll_cell *tern_coll_shm_cell(const struct tern_coll_shm_op *op,

@@ -14,7 +14,6 @@
 #include "libmpi/core/topo.h"
 #include "tern/err.h"
 
-/* Initialized, comm valid and with a Cartesian topology. */
 /* A grid of ndims dimensions dims[] on at most `size` processes: each
  * dimension positive, their product (*n) at most size. */
 static int check_grid(int ndims, const int dims[], const int periods[], int size, int *n)

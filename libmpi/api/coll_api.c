@@ -14,7 +14,7 @@ static int barrier(const char *fn, MPI_Comm comm, MPI_Request *req)
     struct tern_comm *c = NULL;
     int rc = tern_api_coll_begin(comm, req, &c);
     /* Most blocking barriers: no arguments to fill, no selection. */
-    if (!rc && req == TERN_API_BLOCKING && !tern_coll_barrier_quick(c))
+    if (!rc && req == TERN_API_BLOCKING && !tern_coll_barrier_quick(c, fn))
         return MPI_SUCCESS;
     struct tern_api_coll x = { .a = { .kind = TERN_COLL_BARRIER, .comm = c } };
     return tern_api_coll_run(fn, &x, rc, req);

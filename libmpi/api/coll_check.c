@@ -36,6 +36,8 @@ static void explain(const char *fn, int rc)
 
 int tern_api_coll_start(const char *fn, struct tern_coll_args *a, struct tern_request **r)
 {
+    if (!a->call)
+        a->call = fn;
     int rc = tern_coll_run(a, r);
     explain(fn, rc);
     return rc;
@@ -58,6 +60,7 @@ int tern_api_coll_info(const char *fn, MPI_Comm comm, MPI_Info info)
 int tern_api_coll_run(const char *fn, struct tern_api_coll *x, int rc, MPI_Request *req)
 {
     struct tern_request *r = NULL;
+    x->a.call = fn;
     if (!rc && req != TERN_API_BLOCKING && persistent(fn))
         rc = tern_api_coll_persist(x, &r);
     else if (!rc)

@@ -4,11 +4,12 @@
  * Tern needs no special memory for fast transfers (shared memory copies
  * through its own segment, CMA reads any address, libfabric registers
  * buffers per message), so the memory comes from the C allocator, aligned
- * to a cache line. A header in front of each block carries a magic number
- * and is entered in the set of known objects (object.h), so that
+ * to a cache line, or to the info key mpi_minimum_memory_alignment when
+ * that asks for more (a power of two; other values are ignored, as hints
+ * may be). A header in the cache line before each block carries a magic
+ * number and is entered in the set of known objects (object.h), so that
  * MPI_Free_mem recognises a pointer that MPI_Alloc_mem did not return, or
  * that was freed already, without reading memory that may not be there.
- * Info hints are accepted and ignored, as the standard allows.
  *
  * Neither call is tied to a communicator: errors go to MPI_COMM_SELF's
  * handler (MPI 4.0 and later).
@@ -17,18 +18,34 @@
 #include <stdlib.h>
 
 #include "libmpi/api/api.h"
+#include "libmpi/core/info.h"
 #include "libmpi/core/object.h"
 #include "tern/err.h"
 
-/* The header: one cache line, so the user's block stays aligned. */
-#define ALIGN 64
+/* The header's line, and the least alignment of a block. */
+#define LINE 64
+/* The largest alignment the info key may ask for. */
+#define MAX_ALIGN ((size_t)1 << 30)
 
 struct mem_hdr {
-    uint32_t magic;          /* TERN_MAGIC_MEM, TERN_MAGIC_DEAD once freed. */
-    size_t size;
+    uint32_t magic;          /* TERN_MAGIC_MEM */
+    void *raw;               /* What posix_memalign returned. */
 };
 
-_Static_assert(sizeof(struct mem_hdr) <= ALIGN, "the header fits its cache line");
+_Static_assert(sizeof(struct mem_hdr) <= LINE, "the header fits its cache line");
+
+/* The alignment the caller asked for with mpi_minimum_memory_alignment,
+ * if it is a power of two above LINE (and at most MAX_ALIGN), else LINE. */
+static size_t alignment(MPI_Info info)
+{
+    const struct tern_info *i = info == MPI_INFO_NULL ? NULL : tern_info_get(info);
+    const char *v = i ? tern_info_value(i, "mpi_minimum_memory_alignment") : NULL;
+    char *end;
+    unsigned long long a = v ? strtoull(v, &end, 10) : 0;
+    if (!v || *end || a <= LINE || a > MAX_ALIGN || (a & (a - 1)))
+        return LINE;
+    return (size_t)a;
+}
 
 #pragma weak MPI_Alloc_mem = PMPI_Alloc_mem
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
@@ -42,21 +59,23 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
         rc = tern_check_info(info);
     if (!rc)
         rc = tern_check_ptr(baseptr, "baseptr");
+    size_t align = rc ? LINE : alignment(info);
     void *raw = NULL;
-    if (!rc && ((size_t)size > SIZE_MAX - ALIGN
-                || posix_memalign(&raw, ALIGN, ALIGN + (size_t)size))) {
+    if (!rc && ((size_t)size > SIZE_MAX - align
+                || posix_memalign(&raw, align, align + (size_t)size))) {
         tern_api_detail("could not allocate %lld bytes", (long long)size);
         rc = TERN_ENOMEM;
     }
-    if (!rc && (rc = tern_obj_add(raw)))
+    char *base = rc ? NULL : (char *)raw + align;
+    struct mem_hdr *h = (struct mem_hdr *)(base - LINE);
+    if (!rc && (rc = tern_obj_add(h)))
         free(raw);
     if (rc)
         return tern_api_error(NULL, "MPI_Alloc_mem", rc);
-    struct mem_hdr *h = raw;
     h->magic = TERN_MAGIC_MEM;
-    h->size = (size_t)size;
+    h->raw = raw;
     /* baseptr is a void * that points to the caller's pointer. */
-    *(void **)baseptr = (char *)raw + ALIGN;
+    *(void **)baseptr = base;
     return MPI_SUCCESS;
 }
 
@@ -67,13 +86,15 @@ int PMPI_Free_mem(void *base)
     /* Like free(NULL), and as MPICH and Open MPI accept it. */
     if (rc || !base)
         return rc ? tern_api_error(NULL, "MPI_Free_mem", rc) : MPI_SUCCESS;
-    struct mem_hdr *h = (uintptr_t)base > ALIGN ? (struct mem_hdr *)((char *)base - ALIGN) : NULL;
+    /* Integer arithmetic: base may point anywhere. */
+    uintptr_t at = (uintptr_t)base;
+    struct mem_hdr *h = at > LINE ? (struct mem_hdr *)(at - LINE) : NULL;
     if (!h || !tern_obj_known(h) || h->magic != TERN_MAGIC_MEM) {
         tern_api_detail("base %p is not memory that MPI_Alloc_mem returned (or it was "
                         "freed already)", base);
         return tern_api_error(NULL, "MPI_Free_mem", TERN_EARG);
     }
     tern_obj_remove(h);
-    free(h);
+    free(h->raw);
     return MPI_SUCCESS;
 }

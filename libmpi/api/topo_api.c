@@ -159,10 +159,11 @@ int tern_api_topo_check(MPI_Comm comm, int kind, struct tern_comm **c)
     if (!rc)
         rc = tern_check_comm(comm, c);
     if (!rc && (!(*c)->topo || (*c)->topo->kind != kind)) {
-        tern_api_detail("%s has no %s topology", tern_comm_label(*c),
-                        kind == MPI_CART ? "Cartesian (MPI_Cart_create or MPI_Cart_sub)"
-                        : kind == MPI_GRAPH ? "graph (MPI_Graph_create)"
-                                            : "distributed graph (MPI_Dist_graph_create*)");
+        tern_api_detail("%s has no %s topology (one made by %s)", tern_comm_label(*c),
+                        kind == MPI_CART ? "Cartesian" : kind == MPI_GRAPH ? "graph"
+                                                                           : "distributed graph",
+                        kind == MPI_CART ? "MPI_Cart_create or MPI_Cart_sub"
+                        : kind == MPI_GRAPH ? "MPI_Graph_create" : "MPI_Dist_graph_create*");
         rc = TERN_ETOPOLOGY;
     }
     return rc;

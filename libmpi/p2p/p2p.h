@@ -70,10 +70,10 @@ void tern_progress_set_hook(int (*hook)(void));
  * cond(arg) is true. */
 void tern_p2p_wait_until(int (*cond)(void *), void *arg);
 
-/* The same, for a wait that can say what it waits for: should it last
- * TERN_WAIT_WARN_S seconds, the rank prints a line (once per process)
- * that includes what describe(arg, buf, len) writes into buf ("MPI_Bcast
- * on MPI_COMM_WORLD, for a message from rank 2"). */
+/* The same, for a wait that can say what it waits for: should it go
+ * TERN_WAIT_WARN_S seconds without progress, the rank prints a line (once
+ * per process) whose subject is what describe(arg, buf, len) writes into
+ * buf ("MPI_Bcast on MPI_COMM_WORLD (round 1 of 1, for rank 2 to send)"). */
 void tern_p2p_wait_described(int (*cond)(void *), void *arg,
                              void (*describe)(void *arg, char *buf, size_t len));
 

@@ -13,6 +13,7 @@
  * every rank still yielding is one more task each core switches through
  * before the rank that has work gets its turn.
  */
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -64,16 +65,16 @@ static int (*progress_hook)(void);
  * once the rank has been idle past the yield phase. */
 #define MIXED_SLEEP_MS 1
 
-/* A blocking call that has waited this long says so, once per process
- * (TERN_WAIT_WARN_S): a program whose ranks disagree (one never sends
- * what another receives, calls another collective, passed other counts)
- * otherwise hangs without a word. A correct program that waits this long
- * (a rank idle while another computes) gets one line. */
+/* A blocking call that has waited this long without progress says so,
+ * once per process (TERN_WAIT_WARN_S): a program whose ranks disagree (one
+ * never sends what another receives, calls another collective, passed
+ * other counts) otherwise hangs without a word. A correct program that
+ * waits this long (a rank idle while another computes) gets one line. */
 #define WAIT_WARN_S 300
 
 /* While a wait spins, the clock is read every this many polls (tens of
  * microseconds at least), so that short waits never pay for it; once it
- * yields or sleeps, at every poll. */
+ * yields or sleeps, at every poll (where a system call costs more). */
 #define WARN_POLLS 1024
 
 /* How long MPI_Finalize waits for unmatched sends before it says so. */
@@ -95,9 +96,11 @@ void tern_p2p_read_tunables(int oversubscribed)
         "Largest message sent eagerly, in bytes (0: as large as the transport's packet)");
     report_transports = tern_env_long("TERN_REPORT_TRANSPORTS", 0,
         "1: each rank prints which transport serves each peer (mpirun --report-transports)");
-    warn_ns = tern_env_long("TERN_WAIT_WARN_S", WAIT_WARN_S,
-        "Seconds a blocking call waits before the rank says what it waits for, once "
-        "(0: never)") * 1000000000L;
+    long warn_s = tern_env_long("TERN_WAIT_WARN_S", WAIT_WARN_S,
+        "Seconds a blocking call waits without progress before the rank says what it "
+        "waits for, once (0: never)");
+    warn_ns = warn_s <= 0 ? 0 : warn_s > LONG_MAX / 1000000000L ? LONG_MAX
+            : warn_s * 1000000000L;
 }
 
 static int run_phase(int (*phase)(const struct tern_tp_ops *, const struct tern_boot_info *),
@@ -311,10 +314,10 @@ static void report_long_wait(long ns, void (*describe)(void *, char *, size_t), 
     if (describe)
         describe(arg, what, sizeof what);
     warned = 1;
-    tern_log("%s has waited %ld s. It returns only once the ranks it waits for make the "
-             "matching calls: the same collectives in the same order with matching counts, "
-             "a send for each receive, a receive for each send. (TERN_WAIT_WARN_S=0 turns "
-             "this message off.)", what, ns / 1000000000L);
+    tern_log("%s has waited %ld s without progress. It returns only once the ranks it "
+             "waits for make the matching calls: the same collectives in the same order with "
+             "matching counts, a send for each receive, a receive for each send. "
+             "(TERN_WAIT_WARN_S=0 turns this message off.)", what, ns / 1000000000L);
 }
 
 void tern_p2p_wait_until(int (*cond)(void *), void *arg)
@@ -331,8 +334,8 @@ void tern_p2p_wait_described(int (*cond)(void *), void *arg,
     wait_cond = cond;
     wait_arg = arg;
     while (!cond(arg)) {
-        /* Past the spinning phase each poll yields or sleeps anyway. */
-        if (warn_ns && !warned && (++polls % WARN_POLLS == 0 || idle >= spin_polls)) {
+        if (warn_ns && !warned
+            && (++polls % WARN_POLLS == 0 || (idle >= spin_polls && wait_mode != WAIT_POLL))) {
             long now = now_ns();
             if (!start)
                 start = now;
@@ -340,7 +343,7 @@ void tern_p2p_wait_described(int (*cond)(void *), void *arg,
                 report_long_wait(now - start, describe, arg);
         }
         if (tern_progress() > 0) {
-            idle = since = 0;
+            idle = since = start = 0;
             continue;
         }
         /* The clock starts when polling ends, so the yield phase runs its

@@ -3,7 +3,8 @@
  *
  *  - Blocks of 0, 1, 4 KiB + 1 and 4 MiB bytes, each usable to its last
  *    byte, distinct, and (Tern's promise, not the standard's) 64-byte
- *    aligned; an info with hints is accepted.
+ *    aligned; the 4 MiB one asks mpi_minimum_memory_alignment 4096, which
+ *    the standard's info key makes binding, and gets it.
  *  - Such blocks as send and receive buffers: 4 MiB around a ring, which
  *    on one host goes through the single-copy path, checked byte by byte.
  *  - MPI_Free_mem(NULL) succeeds, as free(NULL) does.
@@ -40,6 +41,7 @@ static void blocks(void)
         check_block(p[i], sizes[i], i);
     }
     TT_MPI(MPI_Info_free(&hints));
+    TT_CHECK(((uintptr_t)p[3] & 4095) == 0, "mpi_minimum_memory_alignment 4096 gave %p", p[3]);
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < i; j++)
             TT_CHECK(p[i] != p[j], "blocks %d and %d are both at %p", i, j, p[i]);
