@@ -66,12 +66,14 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
         tern_api_detail("could not allocate %lld bytes", (long long)size);
         rc = TERN_ENOMEM;
     }
-    char *base = rc ? NULL : (char *)raw + align;
-    struct mem_hdr *h = (struct mem_hdr *)(base - LINE);
-    if (!rc && (rc = tern_obj_add(h)))
-        free(raw);
     if (rc)
         return tern_api_error(NULL, "MPI_Alloc_mem", rc);
+    char *base = (char *)raw + align;
+    struct mem_hdr *h = (struct mem_hdr *)(base - LINE);
+    if ((rc = tern_obj_add(h))) {
+        free(raw);
+        return tern_api_error(NULL, "MPI_Alloc_mem", rc);
+    }
     h->magic = TERN_MAGIC_MEM;
     h->raw = raw;
     /* baseptr is a void * that points to the caller's pointer. */
