@@ -250,6 +250,7 @@ int tern_sched_start(struct tern_sched *s, struct tern_request **out)
         return TERN_ENOMEM;
     }
     tern_request_hold_comm(r, s->comm);
+    r->call = s->call;
     s->req = r;
     *out = r;
     if (advance(s)) {

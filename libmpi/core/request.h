@@ -77,6 +77,9 @@ struct tern_request {
                             persistent request's arguments)... */
     void (*owned_free)(void *owned); /* ...by this function if set, else
                             by free(). */
+    /* A nonblocking collective: the MPI call that started it ("MPI_Ibcast"),
+     * for the report of a long wait; NULL for the library's own. */
+    const char *call;
     /* A persistent request: the operation MPI_Start began, NULL while the
      * request is inactive. */
     struct tern_request *inner;

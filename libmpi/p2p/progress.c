@@ -372,6 +372,8 @@ static void describe_request(void *arg, char *buf, size_t len)
         snprintf(buf, len, "a receive from rank %d on %s", r->rank, comm);
     else if (r->kind == TERN_REQ_SEND)
         snprintf(buf, len, "a send to rank %d on %s", r->rank, comm);
+    else if (r->call)
+        snprintf(buf, len, "%s on %s", r->call, comm);
     else
         snprintf(buf, len, "a nonblocking collective on %s", comm);
 }

@@ -3,7 +3,8 @@
  *
  * Rank 0 makes a call that the other ranks never match: with argument
  * "allreduce" an MPI_Allreduce, "barrier" an MPI_Barrier, "bcast" an
- * MPI_Bcast rooted at rank 1, "recv" an MPI_Recv from rank 1. With
+ * MPI_Bcast rooted at rank 1, "ibcast" the same as MPI_Ibcast and
+ * MPI_Wait, "recv" an MPI_Recv from rank 1. With
  * "behind", every rank but the last makes an MPI_Bcast from rank 0 and
  * then an MPI_Allreduce, so rank 0 waits for a rank that has not even
  * finished the collective before. The others sleep for three seconds and
@@ -35,10 +36,14 @@ int main(int argc, char **argv)
             MPI_Barrier(MPI_COMM_WORLD);
         else if (!strcmp(what, "bcast"))
             MPI_Bcast(x, 4, MPI_DOUBLE, 1, MPI_COMM_WORLD);
-        else if (!strcmp(what, "recv"))
+        else if (!strcmp(what, "ibcast")) {
+            MPI_Request q;
+            TT_MPI(MPI_Ibcast(x, 4, MPI_DOUBLE, 1, MPI_COMM_WORLD, &q));
+            MPI_Wait(&q, MPI_STATUS_IGNORE);
+        } else if (!strcmp(what, "recv"))
             MPI_Recv(x, 4, MPI_DOUBLE, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         else
-            TT_FAIL("unknown case '%s' (allreduce, barrier, bcast, recv or behind)", what);
+            TT_FAIL("unknown case '%s' (allreduce, barrier, bcast, ibcast, recv or behind)", what);
         TT_FAIL("%s returned although no other rank took part", what);
     }
     tt_sleep_ms(3000);
