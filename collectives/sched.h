@@ -189,13 +189,13 @@ void tern_sched_free(struct tern_sched *s);
 
 /* For the reports of long waits (tern_p2p_wait_described) of schedules and
  * of shared-memory collectives: tern_sched_report_start writes "MPI_Bcast
- * on MPI_COMM_WORLD (" into buf (a collective with no call is the
+ * on MPI_COMM_WORLD (<where>" into buf (a collective with no call is the
  * library's own, run inside another MPI call); tern_sched_report_rank
  * appends ", for rank R to <what>" (", rank R to <what>" after the first;
  * eight, then ", ..."), counting in *shown. Both return the new length of
  * the text, which they keep below len. */
 size_t tern_sched_report_start(char *buf, size_t len, const char *call,
-                               const struct tern_comm *comm);
+                               const struct tern_comm *comm, const char *where);
 size_t tern_sched_report_rank(char *buf, size_t len, size_t off, int *shown, int rank,
                               const char *what);
 

@@ -187,11 +187,11 @@ static size_t clamp(int n, size_t off, size_t len)
 }
 
 size_t tern_sched_report_start(char *buf, size_t len, const char *call,
-                               const struct tern_comm *comm)
+                               const struct tern_comm *comm, const char *where)
 {
-    int n = call ? snprintf(buf, len, "%s on %s (", call, tern_comm_label(comm))
+    int n = call ? snprintf(buf, len, "%s on %s (%s", call, tern_comm_label(comm), where)
                  : snprintf(buf, len, "a collective that Tern runs inside another MPI call, "
-                            "on %s (", tern_comm_label(comm));
+                            "on %s (%s", tern_comm_label(comm), where);
     return clamp(n, 0, len);
 }
 
@@ -216,9 +216,9 @@ size_t tern_sched_report_rank(char *buf, size_t len, size_t off, int *shown, int
 static void describe(void *arg, char *buf, size_t len)
 {
     const struct tern_sched *s = ((struct blocking_wait *)arg)->s;
-    size_t off = tern_sched_report_start(buf, len, s->call, s->comm);
-    off = clamp(snprintf(buf + off, len - off, "round %d of %d", s->cur + 1, s->nrounds), off,
-                len);
+    char round[48];
+    snprintf(round, sizeof round, "round %d of %d", s->cur + 1, s->nrounds);
+    size_t off = tern_sched_report_start(buf, len, s->call, s->comm, round);
     int shown = 0;
     for (int i = 0; i < s->nreqs; i++)
         if (!s->reqs[i]->done)

@@ -33,9 +33,7 @@ static int step_done(void *p)
 static void describe(void *p, char *buf, size_t len)
 {
     const struct tern_coll_shm_op *op = *(const struct tern_coll_shm_op *const *)p;
-    size_t off = tern_sched_report_start(buf, len, op->call, op->comm);
-    off += (size_t)snprintf(buf + off, len - off, "through shared memory");
-    off = off < len ? off : len - 1;
+    size_t off = tern_sched_report_start(buf, len, op->call, op->comm, "through shared memory");
     int shown = 0;
     for (int r = 0; r < op->comm->size; r++) {
         uint64_t d = atomic_load_explicit(&op->sh->view.reduced[r].done, memory_order_acquire);
