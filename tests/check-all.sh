@@ -27,6 +27,6 @@ mkdir -p _build
 
 san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined -g -O1"
 mkdir -p _asan
-(cd _asan && ../configure --quiet CFLAGS="$san" LDFLAGS="-fsanitize=address,undefined" &&
+(cd _asan && ../configure --quiet --disable-lto CFLAGS="$san" LDFLAGS="-fsanitize=address,undefined" &&
  make -j"$jobs") || exit 1
 (cd _asan && make -j"$jobs" check-subset) || show_failures _asan

@@ -28,7 +28,8 @@ static int all_blocks(const char *fn, enum tern_coll_kind kind, const void *sbuf
                       MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
                       MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
 {
-    struct tern_api_coll x = { .a = { .kind = kind, .sbuf = sbuf, .rbuf = rbuf } };
+    struct tern_api_coll x;
+    tern_api_coll_init(&x, kind, sbuf, rbuf, 0);
     struct tern_coll_args *a = &x.a;
     int rc = tern_api_coll_begin(comm, req, &a->comm);
     int p = rc ? 0 : a->comm->size;
@@ -130,8 +131,8 @@ static int allgatherv(const char *fn, const void *sbuf, MPI_Count scount, MPI_Da
                       void *rbuf, struct tern_api_array rcounts, struct tern_api_array displs,
                       MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
 {
-    struct tern_api_coll x = { .a = { .kind = TERN_COLL_ALLGATHERV, .sbuf = sbuf,
-                                      .rbuf = rbuf } };
+    struct tern_api_coll x;
+    tern_api_coll_init(&x, TERN_COLL_ALLGATHERV, sbuf, rbuf, 0);
     struct tern_coll_args *a = &x.a;
     size_t total = 0;
     int rc = tern_api_coll_begin(comm, req, &a->comm);
@@ -196,8 +197,8 @@ static int alltoallv(const char *fn, const void *sbuf, struct tern_api_array sco
                      struct tern_api_array rcounts, struct tern_api_array rdispls,
                      MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
 {
-    struct tern_api_coll x = { .a = { .kind = TERN_COLL_ALLTOALLV, .sbuf = sbuf,
-                                      .rbuf = rbuf } };
+    struct tern_api_coll x;
+    tern_api_coll_init(&x, TERN_COLL_ALLTOALLV, sbuf, rbuf, 0);
     struct tern_coll_args *a = &x.a;
     size_t stotal = 0, rtotal = 0;
     int rc = tern_api_coll_begin(comm, req, &a->comm);
@@ -259,8 +260,8 @@ static int alltoallw(const char *fn, const void *sbuf, struct tern_api_array sco
                      struct tern_api_array rcounts, struct tern_api_array rdispls,
                      const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Request *req)
 {
-    struct tern_api_coll x = { .a = { .kind = TERN_COLL_ALLTOALLW, .sbuf = sbuf,
-                                      .rbuf = rbuf } };
+    struct tern_api_coll x;
+    tern_api_coll_init(&x, TERN_COLL_ALLTOALLW, sbuf, rbuf, 0);
     struct tern_coll_args *a = &x.a;
     size_t sbytes = 0, rbytes = 0;
     int rc = tern_api_coll_begin(comm, req, &a->comm);

@@ -16,7 +16,9 @@ static int barrier(const char *fn, MPI_Comm comm, MPI_Request *req)
     /* Most blocking barriers: no arguments to fill, no selection. */
     if (!rc && req == TERN_API_BLOCKING && !tern_coll_barrier_quick(c, fn))
         return MPI_SUCCESS;
-    struct tern_api_coll x = { .a = { .kind = TERN_COLL_BARRIER, .comm = c } };
+    struct tern_api_coll x;
+    tern_api_coll_init(&x, TERN_COLL_BARRIER, NULL, NULL, 0);
+    x.a.comm = c;
     return tern_api_coll_run(fn, &x, rc, req);
 }
 

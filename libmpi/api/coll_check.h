@@ -74,6 +74,18 @@ struct tern_api_coll {
     int ntypes[2];
 };
 
+/* Starts x for a call of `kind` (tern_coll_args_init), with no arrays
+ * converted yet; field by field, for the reason given there. */
+static inline void tern_api_coll_init(struct tern_api_coll *x, enum tern_coll_kind kind,
+                                      const void *sbuf, void *rbuf, int root)
+{
+    tern_coll_args_init(&x->a, kind, sbuf, rbuf, root);
+    x->nowned = 0;
+    x->nblocks = x->nblocks_set = 0;
+    x->types[0] = x->types[1] = NULL;
+    x->ntypes[0] = x->ntypes[1] = 0;
+}
+
 /* The checks every collective starts with: initialized, a valid
  * communicator (*c), and for nonblocking calls a non-NULL request pointer. */
 int tern_api_coll_begin(MPI_Comm comm, MPI_Request *req, struct tern_comm **c);

@@ -49,7 +49,8 @@ static int blocks(const char *fn, enum tern_coll_kind kind, const void *sbuf, MP
                   MPI_Datatype stype, void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
                   MPI_Comm comm, MPI_Request *req)
 {
-    struct tern_api_coll x = { .a = { .kind = kind, .sbuf = sbuf, .rbuf = rbuf } };
+    struct tern_api_coll x;
+    tern_api_coll_init(&x, kind, sbuf, rbuf, 0);
     struct tern_coll_args *a = &x.a;
     int nin = 0, nout = 0;
     int rc = begin(comm, req, sbuf, rbuf, &x, &nin, &nout);
@@ -70,9 +71,9 @@ static int allgatherv(const char *fn, const void *sbuf, MPI_Count scount, MPI_Da
                       void *rbuf, struct tern_api_array rcounts, struct tern_api_array displs,
                       MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
 {
-    struct tern_api_coll x = { .a = { .kind = TERN_COLL_NEIGHBOR_ALLGATHERV, .sbuf = sbuf,
-                                      .rbuf = rbuf },
-                               .nblocks_set = 1 };
+    struct tern_api_coll x;
+    tern_api_coll_init(&x, TERN_COLL_NEIGHBOR_ALLGATHERV, sbuf, rbuf, 0);
+    x.nblocks_set = 1;
     struct tern_coll_args *a = &x.a;
     int nin = 0, nout = 0;
     size_t rtotal = 0;
@@ -94,9 +95,9 @@ static int alltoallv(const char *fn, const void *sbuf, struct tern_api_array sco
                      struct tern_api_array rcounts, struct tern_api_array rdispls,
                      MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
 {
-    struct tern_api_coll x = { .a = { .kind = TERN_COLL_NEIGHBOR_ALLTOALLV, .sbuf = sbuf,
-                                      .rbuf = rbuf },
-                               .nblocks_set = 1 };
+    struct tern_api_coll x;
+    tern_api_coll_init(&x, TERN_COLL_NEIGHBOR_ALLTOALLV, sbuf, rbuf, 0);
+    x.nblocks_set = 1;
     struct tern_coll_args *a = &x.a;
     int nin = 0, nout = 0;
     size_t stotal = 0, rtotal = 0;
@@ -119,9 +120,9 @@ static int alltoallw(const char *fn, const void *sbuf, struct tern_api_array sco
                      struct tern_api_array rcounts, const MPI_Aint rdispls[],
                      const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Request *req)
 {
-    struct tern_api_coll x = { .a = { .kind = TERN_COLL_NEIGHBOR_ALLTOALLW, .sbuf = sbuf,
-                                      .rbuf = rbuf },
-                               .nblocks_set = 1 };
+    struct tern_api_coll x;
+    tern_api_coll_init(&x, TERN_COLL_NEIGHBOR_ALLTOALLW, sbuf, rbuf, 0);
+    x.nblocks_set = 1;
     struct tern_coll_args *a = &x.a;
     int nin = 0, nout = 0;
     size_t sbytes = 0, rbytes = 0;

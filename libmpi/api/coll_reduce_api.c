@@ -75,8 +75,8 @@ static int reduce_like(const char *fn, enum tern_coll_kind kind, const void *sbu
                        MPI_Count count, MPI_Datatype type, MPI_Op op, int root,
                        MPI_Comm comm, MPI_Request *req)
 {
-    struct tern_api_coll x = { .a = { .kind = kind, .sbuf = sbuf, .rbuf = rbuf,
-                                      .root = kind == TERN_COLL_REDUCE ? root : 0 } };
+    struct tern_api_coll x;
+    tern_api_coll_init(&x, kind, sbuf, rbuf, kind == TERN_COLL_REDUCE ? root : 0);
     struct tern_coll_args *a = &x.a;
     int block = kind == TERN_COLL_REDUCE_SCATTER_BLOCK;
     const struct counts_from f = { .name = block ? "recvcount" : "count", .block = block };
@@ -299,8 +299,8 @@ static int reduce_scatter(const char *fn, const void *sbuf, void *rbuf,
                           struct tern_api_array rcounts, MPI_Datatype type, MPI_Op op,
                           MPI_Comm comm, MPI_Request *req)
 {
-    struct tern_api_coll x = { .a = { .kind = TERN_COLL_REDUCE_SCATTER, .sbuf = sbuf,
-                                      .rbuf = rbuf } };
+    struct tern_api_coll x;
+    tern_api_coll_init(&x, TERN_COLL_REDUCE_SCATTER, sbuf, rbuf, 0);
     struct tern_coll_args *a = &x.a;
     size_t total = 0;
     int rc = tern_api_coll_begin(comm, req, &a->comm);

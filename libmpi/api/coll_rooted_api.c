@@ -34,7 +34,8 @@ static void unused_side(MPI_Count count, MPI_Datatype type, size_t *c,
 static int bcast(const char *fn, void *buf, MPI_Count count, MPI_Datatype type, int root,
                  MPI_Comm comm, MPI_Request *req)
 {
-    struct tern_api_coll x = { .a = { .kind = TERN_COLL_BCAST, .rbuf = buf, .root = root } };
+    struct tern_api_coll x;
+    tern_api_coll_init(&x, TERN_COLL_BCAST, NULL, buf, root);
     struct tern_coll_args *a = &x.a;
     int rc = tern_api_coll_begin(comm, req, &a->comm);
     if (!rc)
@@ -110,8 +111,8 @@ static int gather(const char *fn, const void *sbuf, MPI_Count scount, MPI_Dataty
                   void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
                   MPI_Comm comm, MPI_Request *req)
 {
-    struct tern_api_coll x = { .a = { .kind = TERN_COLL_GATHER, .sbuf = sbuf, .rbuf = rbuf,
-                                      .root = root } };
+    struct tern_api_coll x;
+    tern_api_coll_init(&x, TERN_COLL_GATHER, sbuf, rbuf, root);
     struct tern_coll_args *a = &x.a;
     int rc = tern_api_coll_begin(comm, req, &a->comm);
     if (!rc)
@@ -174,8 +175,8 @@ static int gatherv(const char *fn, const void *sbuf, MPI_Count scount, MPI_Datat
                    void *rbuf, struct tern_api_array rcounts, struct tern_api_array displs,
                    MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
 {
-    struct tern_api_coll x = { .a = { .kind = TERN_COLL_GATHERV, .sbuf = sbuf, .rbuf = rbuf,
-                                      .root = root } };
+    struct tern_api_coll x;
+    tern_api_coll_init(&x, TERN_COLL_GATHERV, sbuf, rbuf, root);
     struct tern_coll_args *a = &x.a;
     int rc = tern_api_coll_begin(comm, req, &a->comm);
     if (!rc)
@@ -250,8 +251,8 @@ static int scatter(const char *fn, const void *sbuf, MPI_Count scount, MPI_Datat
                    void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
                    MPI_Comm comm, MPI_Request *req)
 {
-    struct tern_api_coll x = { .a = { .kind = TERN_COLL_SCATTER, .sbuf = sbuf, .rbuf = rbuf,
-                                      .root = root } };
+    struct tern_api_coll x;
+    tern_api_coll_init(&x, TERN_COLL_SCATTER, sbuf, rbuf, root);
     struct tern_coll_args *a = &x.a;
     int rc = tern_api_coll_begin(comm, req, &a->comm);
     if (!rc)
@@ -315,8 +316,8 @@ static int scatterv(const char *fn, const void *sbuf, struct tern_api_array scou
                     MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
                     MPI_Request *req)
 {
-    struct tern_api_coll x = { .a = { .kind = TERN_COLL_SCATTERV, .sbuf = sbuf, .rbuf = rbuf,
-                                      .root = root } };
+    struct tern_api_coll x;
+    tern_api_coll_init(&x, TERN_COLL_SCATTERV, sbuf, rbuf, root);
     struct tern_coll_args *a = &x.a;
     int rc = tern_api_coll_begin(comm, req, &a->comm);
     if (!rc)

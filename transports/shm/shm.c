@@ -277,7 +277,7 @@ static int shm_init(const struct tern_boot_info *boot)
 /* Attaches to the segment that local rank 0 created, with its geometry. */
 static int attach(void)
 {
-    struct seg_key key;
+    struct seg_key key = { 0 };
     size_t len = sizeof(key);
     int rc = tern_boot_get(st.peers[0].world, KEY_SEG, &key, &len);
 
@@ -335,7 +335,7 @@ static int choose_doorbell_mode(void)
 /* Probes CMA against every local peer and publishes the results. */
 static int probe_cma(void)
 {
-    unsigned char ok[TERN_BOOT_VALUE_MAX];
+    unsigned char ok[TERN_BOOT_VALUE_MAX] = { 0 };
     const char *why = NULL;
     int first_peer = -1, refused = 0;
 
@@ -401,7 +401,7 @@ static int shm_connect(void)
 /* Combines this rank's probe results with its peers'. */
 static int combine_cma(void)
 {
-    unsigned char ok[TERN_BOOT_VALUE_MAX];
+    unsigned char ok[TERN_BOOT_VALUE_MAX] = { 0 };
     int n_single = 0;
 
     for (int l = 0; l < st.local_size; l++) {
