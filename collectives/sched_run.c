@@ -50,6 +50,19 @@ static void note_error(struct tern_sched *s, int rc)
         s->error = rc;
 }
 
+/* A finished request's error, for its schedule. A receive that got fewer
+ * bytes than it was posted for is one too: the counts and datatypes that
+ * the ranks pass fix every message of a collective exactly, so a shorter
+ * one means that they passed different ones (its sender's peer in the
+ * other direction sees a longer one as truncated), and the rest of the
+ * receive buffer would keep whatever it held. */
+static int request_error(const struct tern_request *r)
+{
+    if (r->error || r->kind != TERN_REQ_RECV)
+        return r->error;
+    return r->st_bytes < r->len ? TERN_ETRUNCATE : 0;
+}
+
 /* Whether a POLL step passed since the progress hook last asked, so that
  * a wait that only polls shared memory counts as progress. */
 static int polls_passed;
@@ -100,7 +113,7 @@ static void post_round(struct tern_sched *s)
             tern_sched_grow((void **)&s->reqs, &s->reqcap, sizeof(*s->reqs), s->inline_reqs)) {
             /* Without room to track it, wait for it here. */
             tern_p2p_wait(r);
-            note_error(s, r->error);
+            note_error(s, request_error(r));
             tern_request_free(r);
             continue;
         }
@@ -117,7 +130,7 @@ static int round_done(struct tern_sched *s)
         if (!s->reqs[i]->done)
             return 0;
     for (int i = 0; i < s->nreqs; i++) {
-        note_error(s, s->reqs[i]->error);
+        note_error(s, request_error(s->reqs[i]));
         tern_request_free(s->reqs[i]);
     }
     s->nreqs = 0;

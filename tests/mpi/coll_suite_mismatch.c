@@ -13,7 +13,10 @@
  *    root's count;
  *  - MPI_Gather: the non-roots send twice what the root expects per rank;
  *  - MPI_Scatter: the root sends twice what the receivers expect;
- *  - MPI_Reduce: the non-roots pass twice the root's count.
+ *  - MPI_Reduce: the non-roots pass twice the root's count, and then half
+ *    of it (the root then gets shorter messages than it expects, which
+ *    must not leave the rest of its result as it was);
+ *  - MPI_Allreduce: rank 0 passes half the others' count.
  * Afterwards collectives on MPI_COMM_WORLD still work. Needs 2 ranks or
  * more to have a mismatch; on one rank it only checks that. The cases run
  * with Tern only (other libraries may hang on such erroneous programs).
@@ -22,9 +25,11 @@
  */
 #include "tt.h"
 
-enum { C_BCAST, C_IBCAST, C_GATHER, C_SCATTER, C_REDUCE, NC };
+enum { C_BCAST, C_IBCAST, C_GATHER, C_SCATTER, C_REDUCE, C_REDUCE_SHORT, C_ALLREDUCE, NC };
 static const char *const names[NC] = {"MPI_Bcast", "MPI_Ibcast + MPI_Wait", "MPI_Gather",
-                                      "MPI_Scatter", "MPI_Reduce"};
+                                      "MPI_Scatter", "MPI_Reduce",
+                                      "MPI_Reduce (the others pass half the root's count)",
+                                      "MPI_Allreduce (rank 0 passes half the others' count)"};
 
 /* Runs case c on comm: n is the root's count, the others pass other ones. */
 static int run(int c, MPI_Comm comm, size_t n, int root)
@@ -50,8 +55,14 @@ static int run(int c, MPI_Comm comm, size_t n, int root)
         rc = MPI_Scatter(a, (int)(2 * n), MPI_INT, b, (int)(isroot ? 2 * n : n), MPI_INT, root,
                          comm);
         break;
-    default:
+    case C_REDUCE:
         rc = MPI_Reduce(a, b, (int)(isroot ? n : 2 * n), MPI_INT, MPI_SUM, root, comm);
+        break;
+    case C_REDUCE_SHORT:
+        rc = MPI_Reduce(a, b, (int)(isroot ? n : n / 2), MPI_INT, MPI_SUM, root, comm);
+        break;
+    default:
+        rc = MPI_Allreduce(a, b, (int)(me == 0 ? n / 2 : n), MPI_INT, MPI_SUM, comm);
         break;
     }
     free(a);
