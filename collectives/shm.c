@@ -170,8 +170,7 @@ void tern_coll_shm_publish(const struct tern_coll_shm_op *op, enum tern_coll_shm
 
 void tern_coll_shm_wake_others(const struct tern_coll_shm_op *op)
 {
-    for (int i = 0; i < op->sh->nbells; i++)
-        tern_shm_doorbell_ring(op->sh->bells[i]);
+    tern_shm_doorbell_ring_all(op->sh->bells, op->sh->nbells);
 }
 
 int tern_coll_shm_all_reached(const struct tern_coll_shm_op *op, enum tern_coll_shm_flag f)

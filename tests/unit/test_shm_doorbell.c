@@ -1,8 +1,9 @@
 /*
  * Unit tests of the shared-memory doorbell (transports/shm/doorbell.h): a
  * sleep that times out, a receiver in another process woken by a sender
- * within bounded time, and a ping-pong in which both sides sleep before
- * every packet, which would stall on any lost wake-up.
+ * within bounded time, a ping-pong in which both sides sleep before
+ * every packet, which would stall on any lost wake-up, and one store that
+ * wakes two sleepers through tern_shm_doorbell_ring_all.
  */
 #include <sched.h>
 #include <stdint.h>
@@ -149,6 +150,57 @@ static void test_no_lost_wakeup(void)
     free_pair(p);
 }
 
+/* A flag that several processes wait for, each on its own doorbell,
+ * set once and announced with tern_shm_doorbell_ring_all. */
+struct flag_bells {
+    _Atomic uint32_t flag;
+    struct tern_shm_doorbell db[3];
+};
+
+static struct flag_bells *bells_shared;
+
+/* Child i (1 or 2): sleeps on its doorbell until the flag is set; exits 0
+ * once it saw the flag, 1 if a 20 s sleep ran out first. */
+static int flag_sleeper(void *arg)
+{
+    struct tern_shm_doorbell *db = arg;
+    for (;;) {
+        uint32_t ticket = tern_shm_doorbell_arm(db);
+        if (atomic_load(&bells_shared->flag)) {
+            tern_shm_doorbell_disarm(db);
+            return 0;
+        }
+        if (tern_shm_doorbell_sleep(db, ticket, 20000) == TERN_ETIMEDOUT)
+            return 1;
+    }
+}
+
+static void test_ring_all(void)
+{
+    struct flag_bells *b = shared_map(sizeof *b);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    bells_shared = b;
+    pid_t pid[2];
+    for (int i = 0; i < 2; i++) {
+        pid[i] = fork_child(flag_sleeper, &b->db[i + 1]);
+        CU_ASSERT_FATAL(pid[i] > 0);
+    }
+    /* Both asleep in the kernel, so that only the futex can wake them. */
+    double t0 = now_s();
+    while ((!atomic_load(&b->db[1].sleeping) || !atomic_load(&b->db[2].sleeping)) &&
+           now_s() - t0 < 10)
+        usleep(1000);
+    usleep(100000);
+    struct tern_shm_doorbell *const dbs[] = { &b->db[1], &b->db[2] };
+    double t1 = now_s();
+    atomic_store_explicit(&b->flag, 1, memory_order_release);
+    tern_shm_doorbell_ring_all(dbs, 2);
+    for (int i = 0; i < 2; i++)
+        CU_ASSERT_EQUAL(wait_child(pid[i], 5), 0);
+    CU_ASSERT(now_s() - t1 < 5.0);
+    munmap(b, sizeof *b);
+}
+
 /* The same ping-pong with senders that do not fence and receivers that call
  * membarrier() instead (doorbell.h, asymmetric mode). Both processes
  * register before the fork; the mode flag is inherited. */
@@ -170,6 +222,7 @@ int main(void)
         { "sender wakes a sleeping receiver across fork", test_wake_across_fork },
         { "no lost wake-up in a blocking ping-pong", test_no_lost_wakeup },
         { "no lost wake-up without sender fences (membarrier)", test_no_lost_wakeup_asym },
+        { "one store, several sleepers woken by ring_all", test_ring_all },
         { NULL, NULL },
     };
     return run_suite("shm doorbell", tests);

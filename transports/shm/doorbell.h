@@ -88,4 +88,18 @@ static inline void tern_shm_doorbell_ring(struct tern_shm_doorbell *db)
         tern_shm_doorbell_wake(db);
 }
 
+/* Sender: rings n doorbells after one store (a flag every one of their
+ * owners reads). One fence serves them all: each load of `sleeping` still
+ * follows the store and the fence. */
+static inline void tern_shm_doorbell_ring_all(struct tern_shm_doorbell *const *dbs, int n)
+{
+    if (tern_shm_doorbell_asym)
+        atomic_signal_fence(memory_order_seq_cst);
+    else
+        atomic_thread_fence(memory_order_seq_cst);
+    for (int i = 0; i < n; i++)
+        if (atomic_load_explicit(&dbs[i]->sleeping, memory_order_acquire))
+            tern_shm_doorbell_wake(dbs[i]);
+}
+
 #endif
