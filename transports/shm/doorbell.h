@@ -75,19 +75,6 @@ int tern_shm_doorbell_sleep(struct tern_shm_doorbell *db, uint32_t ticket,
 /* Sender's slow path: bumps the futex word and wakes the receiver. */
 void tern_shm_doorbell_wake(struct tern_shm_doorbell *db);
 
-/* Sender: wakes the receiver if it announced that it sleeps. Costs a fence
- * (none in asymmetric mode) and a load of a line that stays cached while the
- * receiver is awake. */
-static inline void tern_shm_doorbell_ring(struct tern_shm_doorbell *db)
-{
-    if (tern_shm_doorbell_asym)
-        atomic_signal_fence(memory_order_seq_cst);
-    else
-        atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&db->sleeping, memory_order_acquire))
-        tern_shm_doorbell_wake(db);
-}
-
 /* Sender: rings n doorbells after one store (a flag every one of their
  * owners reads). One fence serves them all: each load of `sleeping` still
  * follows the store and the fence. */
@@ -100,6 +87,14 @@ static inline void tern_shm_doorbell_ring_all(struct tern_shm_doorbell *const *d
     for (int i = 0; i < n; i++)
         if (atomic_load_explicit(&dbs[i]->sleeping, memory_order_acquire))
             tern_shm_doorbell_wake(dbs[i]);
+}
+
+/* Sender: wakes the receiver if it announced that it sleeps. Costs a fence
+ * (none in asymmetric mode) and a load of a line that stays cached while the
+ * receiver is awake. */
+static inline void tern_shm_doorbell_ring(struct tern_shm_doorbell *db)
+{
+    tern_shm_doorbell_ring_all(&db, 1);
 }
 
 #endif
