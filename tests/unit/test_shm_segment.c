@@ -2,10 +2,13 @@
  * Unit tests of the shared segment (transports/shm/segment.h): the layout,
  * the /dev/shm space check's message (a pure function, so no test has to
  * fill /dev/shm), a refusal before anything is created, and a real segment:
- * mode 0600, exclusive creation, attachment from another process, and
- * unlink leaving existing mappings usable.
+ * mode 0600, exclusive creation, attachment from another process,
+ * unlink leaving existing mappings usable, and touching pages ahead.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -156,6 +159,61 @@ static void test_create_attach_unlink(void)
     tern_shm_segment_detach(base, l.size);
 }
 
+/* Kilobytes of the mapping that starts at addr which this process has in
+ * its page tables (the Rss line of /proc/self/smaps), or -1. */
+static long rss_kb(const void *addr)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    char line[512];
+    long kb = -1;
+    int in = 0;
+
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof(line), f)) {
+        uintptr_t lo, hi;
+        if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " ", &lo, &hi) == 2 && strchr(line, '/'))
+            in = lo == (uintptr_t)addr;
+        else if (in && sscanf(line, "Rss: %ld kB", &kb) == 1)
+            break;
+    }
+    fclose(f);
+    return kb;
+}
+
+/* tern_shm_segment_prefault maps into this process exactly the pages the
+ * range touches, rounded out to whole pages, and leaves what they hold as
+ * it was. */
+static void test_prefault(void)
+{
+    char name[TERN_SHM_NAME_MAX];
+    long page = sysconf(_SC_PAGESIZE);
+    size_t size = 16 * (size_t)page;
+    unsigned char *base = NULL, *view = NULL;
+
+    CU_ASSERT_EQUAL_FATAL(tern_shm_segment_name(name, sizeof(name), "unit"), 0);
+    CU_ASSERT_EQUAL_FATAL(tern_shm_segment_create(name, size, (void **)&base), 0);
+    for (size_t i = 0; i < size; i++)
+        base[i] = (unsigned char)(i * 7 + 1);
+    /* A second mapping of the same pages starts with none of them mapped. */
+    CU_ASSERT_EQUAL_FATAL(tern_shm_segment_attach(name, size, (void **)&view), 0);
+    CU_ASSERT_EQUAL(rss_kb(view), 0);
+
+    /* From the middle of page 3 to the middle of page 6: pages 3 to 6. */
+    tern_shm_segment_prefault(view + 3 * page + 100, 3 * (size_t)page);
+    CU_ASSERT_EQUAL(rss_kb(view), 4 * page / 1024);
+    tern_shm_segment_prefault(view, 0);
+    CU_ASSERT_EQUAL(rss_kb(view), 4 * page / 1024);
+    int same = 1;
+    for (size_t i = 0; i < size; i++)
+        same &= view[i] == (unsigned char)(i * 7 + 1);
+    CU_ASSERT(same);
+
+    tern_shm_segment_detach(view, size);
+    tern_shm_segment_detach(base, size);
+    CU_ASSERT_EQUAL(tern_shm_segment_unlink(name), 0);
+}
+
 int main(void)
 {
     static const struct test_entry tests[] = {
@@ -163,6 +221,7 @@ int main(void)
         { "layout", test_layout },
         { "too big: refused before creating", test_too_big_creates_nothing },
         { "create 0600, attach, unlink", test_create_attach_unlink },
+        { "prefault maps whole pages, keeps their bytes", test_prefault },
         { NULL, NULL },
     };
     return run_suite("shm segment", tests);

@@ -255,6 +255,26 @@ int tern_shm_segment_unlink(const char *name)
     return 0;
 }
 
+void tern_shm_segment_prefault(void *addr, size_t len)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t start = (uintptr_t)addr / page * page;
+    uintptr_t end = ALIGN_UP((uintptr_t)addr + len, page);
+
+    if (!len)
+        return;
+    /* One system call maps them all (Linux 5.14 and later; before, each
+     * touch below faults on its own, which costs more but works). */
+    if (madvise((void *)start, end - start, MADV_POPULATE_WRITE) != 0)
+        TERN_LOG(2, "shm: cannot map %zu bytes of the segment ahead: %s", len,
+                 strerror(errno));
+    /* A write of each page, since the page tables of a hypervisor learn of
+     * a page only when the process touches it. Adding 0 atomically leaves
+     * whatever another rank stores there intact. */
+    for (uintptr_t a = start; a < end; a += page)
+        __atomic_fetch_add((uint64_t *)a, 0, __ATOMIC_RELAXED);
+}
+
 void tern_shm_segment_detach(void *base, size_t size)
 {
     if (base)
