@@ -3,6 +3,9 @@
  * queue, address vector and endpoint for the provider chosen, the send and
  * receive buffers, and the address a rank publishes for its peers.
  *
+ * An endpoint of libfabric's shm provider gets a name of this job's
+ * (name_shm_endpoint), since the provider's own names start with the pid.
+ *
  * The completion queue gets a file descriptor (FI_WAIT_FD) where the
  * provider has one, so that an idle rank sleeps in poll(); otherwise idle
  * ranks nap (ofi.c). Opening may load more of the provider's libraries,
@@ -20,6 +23,7 @@
 
 #include "tern/err.h"
 #include "tern/log.h"
+#include "tern/shmname.h"
 #include "transports/ofi/ofi.h"
 
 
@@ -77,7 +81,33 @@ static int make_buffers(void)
     return 0;
 }
 
-static int open_all(void)
+/* Names an endpoint of the shm provider "tern-<euid>-<jobid>-ofi-<rank>",
+ * which is also the name of the region it creates in /dev/shm. The
+ * provider's own names start with the pid, and a region that a killed
+ * job left behind made a later rank with the same pid fail in fi_enable
+ * (seen in runs of the test suite: "File exists"). Under the job's prefix
+ * the name is new for every job, and mpirun removes what a killed job
+ * left (tern/shmname.h). Other providers keep their names. */
+static int name_shm_endpoint(const char *jobid)
+{
+    struct ofi_state *st = &tern_ofi;
+    char name[160];
+    size_t n;
+
+    if (strcmp(st->info->fabric_attr->prov_name, "shm") != 0)
+        return 0;
+    if (tern_shmname_prefix(name, sizeof name, jobid) != 0 ||
+        (n = strlen(name)) + 16 > sizeof name)
+        return TERN_EINVAL;
+    snprintf(name + n, sizeof name - n, "ofi-%d", st->rank);
+    int rc = fi_setname(&st->ep->fid, name, strlen(name) + 1);
+    if (rc)
+        return failed("fi_setname", rc);
+    TERN_LOG(2, "ofi: shm endpoint named %s", name);
+    return 0;
+}
+
+static int open_all(const char *jobid)
 {
     struct ofi_state *st = &tern_ofi;
     struct fi_info *i = st->info;
@@ -96,6 +126,8 @@ static int open_all(void)
     if ((rc = fi_ep_bind(st->ep, &st->av->fid, 0)) ||
         (rc = fi_ep_bind(st->ep, &st->cq->fid, FI_TRANSMIT | FI_RECV)))
         return failed("fi_ep_bind", rc);
+    if ((rc = name_shm_endpoint(jobid)))
+        return rc;
     if ((rc = fi_enable(st->ep)))
         return failed("fi_enable", rc);
     st->rma.domain = st->domain;
@@ -110,11 +142,11 @@ static int open_all(void)
     return make_buffers();
 }
 
-int tern_ofi_open(void)
+int tern_ofi_open(const char *jobid)
 {
     struct ofi_signals saved;
     tern_ofi_signals_save(&saved);
-    int rc = open_all();
+    int rc = open_all(jobid);
     tern_ofi_signals_restore(&saved);
     if (rc)
         tern_ofi_close();

@@ -162,7 +162,7 @@ static const char *try_open(const struct tern_boot_info *b, int required, const 
                  st->info->fabric_attr->prov_name);
         return why;
     }
-    if (tern_ofi_open()) {
+    if (tern_ofi_open(b->jobid)) {
         snprintf(why, cap, "the %s endpoint cannot be opened", st->info->fabric_attr->prov_name);
         return why;
     }

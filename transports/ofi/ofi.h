@@ -236,9 +236,10 @@ extern struct ofi_state tern_ofi;
 #define OFI_VALUE_MAX (2 * OFI_ADDR_MAX + TERN_HOSTNAME_MAX + 128)
 
 /* Opens fabric, domain, completion queue, address vector, endpoint and
- * buffers for tern_ofi.info, posting the receive buffers. On failure it
- * says which step failed and closes what it opened. */
-int tern_ofi_open(void);
+ * buffers for tern_ofi.info, posting the receive buffers; jobid names the
+ * shm provider's endpoint. On failure it says which step failed and closes
+ * what it opened. */
+int tern_ofi_open(const char *jobid);
 void tern_ofi_close(void);
 /* "<provider> <address format> <buffer size> <tagged|msg> <host>
  * <address in hex>": what a rank publishes; peers that differ in anything
