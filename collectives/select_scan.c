@@ -59,7 +59,7 @@ static const struct tern_coll_algo *choose_reduce_scatter(const struct tern_coll
 
 /* Scan and Exscan: from this many bytes on, on more than two ranks, the
  * pipelined chain (about n (beta + gamma) plus a step per rank) beats
- * recursive doubling (log2 p n (beta + 2 gamma)). On 2 ranks both send
+ * the doublings (log2 p n (beta + gamma) or more). On 2 ranks both send
  * one message. Measured, MPI_Scan of doubles, us, recursive doubling /
  * chain (Open MPI), oversubscribed so noisy: 4 ranks 16 KiB 21 / 81 (21),
  * 64 KiB 114 / 67 (32), 1 MiB 1194 / 267-460 (382); 3 ranks 64 KiB 66 / 19
@@ -68,7 +68,8 @@ static const struct tern_coll_algo *choose_reduce_scatter(const struct tern_coll
 
 /* Scan and Exscan in two levels: only where each host's ranks are
  * neighbours (scan_two_level.c), and below the chain's threshold, where
- * the flat choice is recursive doubling. Measured as for Reduce_scatter
+ * the flat choice was recursive doubling when this was measured (it is
+ * now Hillis and Steele's doubling, below). Measured as for Reduce_scatter
  * above, MPI_Scan of floats, us, two_level / recursive doubling or chain
  * (Open MPI): 8 B 60 / 80 (13), 8 KiB 84 / 102 (52), 64 KiB 353 / 182
  * chain (218), 1 MiB 12822 / 6926 chain (3855). (In a loop of calls a
@@ -84,19 +85,33 @@ static const struct tern_coll_algo scan_algos[] = {
     { .name = "recursive_doubling", .build = tern_coll_scan_recursive_doubling },
     { .name = "chain", .build = tern_coll_scan_chain },
     { .name = "two_level", .build = tern_coll_scan_two_level, .usable = two_level_ordered },
+    { .name = "hillis_steele", .build = tern_coll_scan_hillis_steele },
 };
 
 static const struct tern_coll_algo exscan_algos[] = {
     { .name = "recursive_doubling", .build = tern_coll_exscan_recursive_doubling },
     { .name = "chain", .build = tern_coll_exscan_chain },
     { .name = "two_level", .build = tern_coll_exscan_two_level, .usable = two_level_ordered },
+    { .name = "hillis_steele", .build = tern_coll_exscan_hillis_steele },
 };
 
-/* 0: recursive doubling, 1: the chain, 2: two levels. */
+/* Below the chain's threshold, Hillis and Steele's doubling rather than
+ * recursive doubling: both take ceil(log2 p) steps, but in the former no
+ * rank waits for a higher one, so in a loop of calls the lower ranks run
+ * ahead, and where ranks share cores fewer waits end in a context switch.
+ * Measured 2026-12-05 on the 2-core VM (back to back / each call alone
+ * with a barrier after it, as OSU times; 3 runs each, us, 8 B and 1 KiB
+ * of floats): 4 ranks, recursive doubling 8.5-15 and 9.3-12 / 7.9-28 and
+ * 8.2-9.8; Hillis-Steele 1.2-3.1 and 5.7-9.0 / 5.9-21 and 6.1-17; Open MPI
+ * (a linear chain) 1.5-1.8 and 11-23 / 0.2-4.2 and 13-17. 8 ranks:
+ * recursive doubling 50-66 and 46-66 / 48-49 and 48-54; Hillis-Steele
+ * 6.2-7.9 and 9.0-14 / 33-40 and 32-41; Open MPI 2.0-3.0 and 35-50 / 81-90
+ * and 103-116. On 2 ranks the two send the same one message. */
 static int scan_choice(const struct tern_coll_args *a)
 {
-    int chain = a->size > 2 && a->rcount * a->rdt->size >= SCAN_CHAIN_MIN_MSG;
-    return !chain && two_level_ordered(a) ? 2 : chain;
+    if (a->size > 2 && a->rcount * a->rdt->size >= SCAN_CHAIN_MIN_MSG)
+        return 1;
+    return two_level_ordered(a) ? 2 : 3;
 }
 
 static const struct tern_coll_algo *choose_scan(const struct tern_coll_args *a)
