@@ -7,11 +7,11 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdio.h>
-#include <unistd.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "transports/shm/coll_area.h"
 #include "transports/shm/segment.h"
