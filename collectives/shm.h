@@ -83,7 +83,7 @@ struct tern_coll_shm_op {
     uint64_t seq;
     /* Inputs of up to TERN_SHM_COLL_TINY bytes go into the cell, not the
      * tiny entry: set by the operations whose ranks leave without waiting
-     * for the others (Bcast, Reduce), so that they can run 8 calls ahead
+     * for the others (Bcast, Reduce), so that they can run 32 calls ahead
      * (coll_area.h). */
     int no_tiny;
     const char *call;               /* tern_coll_args.call. */

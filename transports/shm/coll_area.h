@@ -7,7 +7,7 @@
  * line (how many ranks still use it; 0 when free); the members' barrier
  * flags, one word each, packed into as few lines as hold them; the tiny
  * entries, TERN_SHM_COLL_TINY_SETS (2) sets of one per member, packed
- * too; TERN_SHM_COLL_CELL_SETS (8) sets of one cell per member (indexed
+ * too; TERN_SHM_COLL_CELL_SETS (32) sets of one cell per member (indexed
  * by rank in the communicator); one line per member for its `reduced`
  * flag, its verdict and the last operation it finished; then, from the
  * next page boundary, TERN_SHM_COLL_BUF_SETS (2) sets of one buffer per
@@ -15,14 +15,18 @@
  * so a rank can fill its entries for the next operations while others
  * still read earlier ones.
  *
- * Why 8 sets of cells: a Bcast root, or the ranks of a Reduce other than
+ * Why 32 sets of cells: a Bcast root, or the ranks of a Reduce other than
  * the root, leave without waiting, and with small inputs (which such
- * operations keep in cells, never in tiny entries) they can so run 8
- * calls ahead of the slowest member; with one pair of sets they waited
- * for it every other call, which on a host with more ranks than cores
- * meant a context switch per call or two. Back-to-back calls, us, medians
- * of 5 interleaved runs, 2 sets / 8: 4 ranks on 2 cores, 8-byte MPI_Bcast
- * 8.3 / 1.8, MPI_Reduce 8.0 / 2.3; 2 ranks, MPI_Bcast 0.35 / 0.19. Why
+ * operations keep in cells, never in tiny entries) they can so run 32
+ * calls ahead of the slowest member; a rank that may not run further
+ * waits for it, which on a host with more ranks than cores means a context
+ * switch, so the more sets, the fewer switches per call. Back-to-back
+ * calls, us, medians of 5 interleaved runs, 2 sets / 8: 4 ranks on 2
+ * cores, 8-byte MPI_Bcast 8.3 / 1.8, MPI_Reduce 8.0 / 2.3; 2 ranks,
+ * MPI_Bcast 0.35 / 0.19. Then 8 / 32 (2026-12-05, 3 interleaved runs
+ * each): 4 ranks, Bcast 2.4-3.3 / 0.68-1.0, Reduce 2.3-3.4 / 0.68-1.2;
+ * 8 ranks, Bcast 6.9-7.6 / 1.7-2.4, Reduce 7.8-9.0 / 1.9-2.6 (Open MPI,
+ * 4 ranks: 0.60 and 1.95). A set is one line per member. Why
  * only 2 sets of tiny entries: the operations that use them (Allreduce,
  * Allgather) wait for every member anyway, and spread over 8 sets the
  * entries took 4 lines at two ranks instead of one, and an 8-byte
@@ -40,8 +44,8 @@
  * sets of two in one line, against 0.33 with a cell each per set and 0.50
  * with one line per member holding both its sets (the reader of one set
  * then fights the writer of the next), in a session where the bare flag
- * exchange took 0.24. With 8 sets, the Allreduce of 8 bytes on two ranks
- * kept its time (0.42 against 0.43 us).
+ * exchange took 0.24. When the cell sets went from 2 to 8, the Allreduce
+ * of 8 bytes on two ranks kept its time (0.42 against 0.43 us).
  *
  * Lifecycle: one rank of a communicator takes a free slot
  * (tern_shm_coll_alloc, which also clears its flags) and tells the others
@@ -62,7 +66,7 @@
 #include "transports/shm/ring.h"
 
 #define TERN_SHM_COLL_TINY_SETS 2
-#define TERN_SHM_COLL_CELL_SETS 8
+#define TERN_SHM_COLL_CELL_SETS 32
 #define TERN_SHM_COLL_BUF_SETS 2
 
 struct tern_shm_coll_hdr {
