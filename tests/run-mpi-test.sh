@@ -202,15 +202,19 @@ for np in ${np_list//,/ }; do
     fi
 
     # Leftover shared memory segments: entries that were not there before
-    # the run, still there a moment later, and created before the run ended
-    # (so a segment of another test running at the same time, which lives
-    # only until its ranks have attached, is not blamed on this one).
+    # the run, still there a moment later, created before the run ended,
+    # and mapped by no process (this run's are gone by now). So a segment
+    # of another test running at the same time is not blamed on this one:
+    # Tern's own lives only until its ranks have attached, but the regions
+    # of libfabric's shm provider, which carry the job's name too, live as
+    # long as their job.
     new_shm="$(shm_list | comm -13 "$out.shm" -)"
     if [ -n "$new_shm" ]; then
         sleep 1
         still=""
         for f in $new_shm; do
             m=$(stat -c %Y "/dev/shm/$f" 2>/dev/null) || continue
+            grep -qsF "/dev/shm/$f" /proc/[0-9]*/maps && continue
             [ "$m" -le "${end%.*}" ] && still="$still $f"
         done
         [ -z "$still" ] || reasons+=("/dev/shm entries left behind:$still")
