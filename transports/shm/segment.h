@@ -116,6 +116,10 @@ int tern_shm_segment_unlink(const char *name);
  * (Open MPI: 13-40). */
 void tern_shm_segment_prefault(void *addr, size_t len);
 
+/* Touches ahead (tern_shm_segment_prefault) the rings from local rank
+ * `local` to each other local rank and back: the ones that rank uses. */
+void tern_shm_layout_prefault_rings(void *base, const struct tern_shm_layout *l, int local);
+
 /* Unmaps a segment mapped by create or attach. */
 void tern_shm_segment_detach(void *base, size_t size);
 

@@ -369,24 +369,6 @@ static int probe_cma(void)
     return tern_boot_put(KEY_CMAOK, ok, (size_t)st.local_size);
 }
 
-/* Touches ahead this rank's rings to and from each peer
- * (tern_shm_segment_prefault), whose cells messages use in turn, so that
- * the first lap of each ring costs no more than the next ones. What that
- * adds to start-up, `mpirun -np N hello` on the reference VM, medians of 5
- * runs, ms, without / with: 2 ranks 48 / 50, 4 ranks (on 2 cores) 78 /
- * 103, 8 ranks 143 / 188. The collective area is left to fault in as it is
- * used: its buffers are the same ones call after call, so only the first
- * call or two of each size pay. */
-static void prefault_rings(void)
-{
-    for (int l = 0; l < st.local_size; l++) {
-        if (l == st.local_rank)
-            continue;
-        tern_shm_segment_prefault(st.peers[l].out, st.layout.ring_bytes);
-        tern_shm_segment_prefault(st.peers[l].in, st.layout.ring_bytes);
-    }
-}
-
 static int shm_connect(void)
 {
     if (st.local_size < 2)
@@ -404,7 +386,7 @@ static int shm_connect(void)
     }
     st.my_db = st.peers[st.local_rank].db;
     tern_shm_xfer_area_init(&st.xfer, (char *)st.base + st.layout.xfer_off, st.local_size);
-    prefault_rings();
+    tern_shm_layout_prefault_rings(st.base, &st.layout, st.local_rank);
     st.connected = 1;
     rc = choose_doorbell_mode();
     if (rc != 0)
