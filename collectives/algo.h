@@ -51,8 +51,14 @@ const struct tern_coll_algo *tern_coll_choose(const struct tern_coll_args *a);
  * may skip the selection: no other algorithm is forced for them, and
  * verbose output does not name the algorithm of each call. */
 int tern_coll_may_skip_select(enum tern_coll_kind kind, tern_coll_builder *build);
-/* The collective's name as in the MPI call ("bcast"), for messages. */
+/* The collective's name as in the MPI call ("bcast"), for messages, and
+ * the call's ("MPI_Bcast"). */
 const char *tern_coll_kind_name(enum tern_coll_kind kind);
+const char *tern_coll_call_name(enum tern_coll_kind kind);
+/* An algorithm's index in its collective's menu, and the name at an
+ * index: for the signatures of calls (signature.h). */
+int tern_coll_algo_index(enum tern_coll_kind kind, const struct tern_coll_algo *algo);
+const char *tern_coll_algo_name(enum tern_coll_kind kind, int index);
 
 /* Helpers for builders. */
 

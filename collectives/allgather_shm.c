@@ -184,5 +184,5 @@ int tern_coll_allgather_shm_run(const struct tern_coll_args *a)
         return TERN_EAGAIN;
     struct allgather_op x = { .a = a };
     tern_coll_shm_op_init(&x.op, a);
-    return tern_coll_shm_run(&x.op, steps, NSTEPS, &x);
+    return tern_coll_shm_run(&x.op, steps, NSTEPS);
 }

@@ -228,5 +228,5 @@ int tern_coll_allreduce_shm_run(const struct tern_coll_args *a)
         return TERN_EAGAIN;
     struct allreduce_op x;
     op_init(&x, a);
-    return tern_coll_shm_run(&x.op, steps, NSTEPS, &x);
+    return tern_coll_shm_run(&x.op, steps, NSTEPS);
 }

@@ -60,8 +60,7 @@ void tern_coll_barrier_shm(struct tern_sched *s, const struct tern_coll_args *a)
     if (!op)
         return;
     tern_coll_shm_op_init(op, a);
-    for (int i = 0; i < NSTEPS; i++)
-        tern_sched_poll(s, steps[i], op);
+    tern_coll_shm_add_steps(s, steps, NSTEPS, op, NULL);
 }
 
 int tern_coll_barrier_shm_run(const struct tern_coll_args *a)
@@ -70,7 +69,7 @@ int tern_coll_barrier_shm_run(const struct tern_coll_args *a)
         return TERN_EAGAIN;
     struct tern_coll_shm_op op;
     tern_coll_shm_op_init(&op, a);
-    return tern_coll_shm_run(&op, steps, NSTEPS, &op);
+    return tern_coll_shm_run(&op, steps, NSTEPS);
 }
 
 static int all_arrived(void *op)
@@ -89,12 +88,12 @@ int tern_coll_barrier_quick(struct tern_comm *comm, const char *call)
         || !tern_coll_may_skip_select(TERN_COLL_BARRIER, tern_coll_barrier_shm))
         return TERN_EAGAIN;
     struct tern_coll_shm_op op = { .sh = sh, .comm = comm, .seq = ++sh->next_seq,
-                                   .call = call };
+                                   .call = call, .sig = tern_coll_shm_sig(TERN_COLL_BARRIER, 0) };
     /* The tag the schedule would have taken (tern_coll_run). */
     comm->coll_seq++;
     tern_coll_shm_publish(&op, TERN_COLL_SHM_ARRIVED);
-    if (!all_arrived(&op))
-        tern_coll_shm_wait(&op, all_arrived, &op);
+    if (!all_arrived(&op) && tern_coll_shm_wait(&op, all_arrived, &op))
+        return op.failed;
     tern_coll_shm_synced(&op);
     tern_coll_shm_finish(&op);
     return 0;

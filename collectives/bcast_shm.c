@@ -164,5 +164,5 @@ int tern_coll_bcast_shm_run(const struct tern_coll_args *a)
         return TERN_EAGAIN;
     struct bcast_op x;
     op_init(&x, a);
-    return tern_coll_shm_run(&x.op, steps, NSTEPS, &x);
+    return tern_coll_shm_run(&x.op, steps, NSTEPS);
 }

@@ -9,6 +9,7 @@
 #include "collectives/coll.h"
 #include "collectives/nodes.h"
 #include "collectives/shm.h"
+#include "collectives/signature.h"
 #include "libmpi/core/comm.h"
 #include "libmpi/core/topo.h"
 #include "tern/err.h"
@@ -67,6 +68,7 @@ int tern_coll_run(struct tern_coll_args *a, struct tern_request **req)
             return TERN_ENOMEM;
         keep_objects(s, a);
         s->call = a->call;
+        tern_sched_sign(s, tern_coll_signature(a, algo));
         algo->build(s, a);
         return tern_sched_start(s, req);
     }
@@ -82,6 +84,7 @@ int tern_coll_run(struct tern_coll_args *a, struct tern_request **req)
     struct tern_sched s;
     tern_sched_init(&s, a->comm);
     s.call = a->call;
+    tern_sched_sign(&s, tern_coll_signature(a, algo));
     algo->build(&s, a);
     return tern_sched_start(&s, NULL);
 }

@@ -232,5 +232,5 @@ int tern_coll_reduce_shm_run(const struct tern_coll_args *a)
         return TERN_EAGAIN;
     struct reduce_op x;
     op_init(&x, a);
-    return tern_coll_shm_run(&x.op, steps, NSTEPS, &x);
+    return tern_coll_shm_run(&x.op, steps, NSTEPS);
 }

@@ -7,15 +7,12 @@
 
 #include "collectives/sched.h"
 #include "collectives/sched_int.h"
+#include "collectives/signature.h"
 #include "libmpi/core/comm.h"
 #include "libmpi/core/datatype.h"
 #include "libmpi/core/op.h"
 #include "tern/err.h"
 
-/* Tags of collectives stay non-negative and below the smallest MPI_TAG_UB
- * the standard allows (32767) would be too few for long runs of nonblocking
- * collectives; the collective context is private, so any int >= 0 works. */
-#define COLL_TAG_MASK 0x3fffffff
 
 /* Field by field: a memset of the fields compiled to `rep stos`, whose
  * start-up took a sixth of an 8-byte MPI_Bcast (perf, 2 ranks). */
@@ -23,7 +20,7 @@ void tern_sched_init(struct tern_sched *s, struct tern_comm *comm)
 {
     s->comm = comm;
     s->ctx = comm->ctx + 1;
-    s->tag = (int)(comm->coll_seq++ & COLL_TAG_MASK);
+    s->tag = (int)(comm->coll_seq++ & TERN_COLL_SEQ_MASK);
     s->error = 0;
     s->view = NULL;
     s->steps = s->inline_steps;
@@ -50,6 +47,13 @@ void tern_sched_init(struct tern_sched *s, struct tern_comm *comm)
     s->next = NULL;
     s->on_heap = 0;
     s->arena_used = 0;
+    s->stalls = 0;
+    s->arrivals_seen = 0;
+}
+
+void tern_sched_sign(struct tern_sched *s, int signature)
+{
+    s->tag = (s->tag & TERN_COLL_SEQ_MASK) | signature;
 }
 
 struct tern_sched *tern_sched_new(struct tern_comm *comm)

@@ -33,7 +33,10 @@
  *
  * Messages travel on the communicator's collective context (comm->ctx + 1)
  * with the tag the schedule took from comm->coll_seq, so they never match
- * user messages nor those of another collective in flight.
+ * user messages nor those of another collective in flight; the tag also
+ * carries the call's signature (signature.h), and a schedule that waits
+ * for a peer whose message for the same call has another one fails
+ * instead of waiting for ever.
  */
 #ifndef TERN_COLLECTIVES_SCHED_H
 #define TERN_COLLECTIVES_SCHED_H
@@ -99,6 +102,8 @@ struct tern_sched {
     int nkept, keptcap;
     const struct tern_op *kept_op;  /* The op it holds a reference on. */
 
+    int stalls;                     /* Advances that found it waiting. */
+    unsigned long arrivals_seen;    /* Unexpected messages at its last check. */
     const char *call;               /* tern_coll_args.call: "MPI_Bcast",
                                        or NULL (the library's own). */
     struct tern_request *req;       /* The collective's request. */
@@ -117,6 +122,9 @@ struct tern_sched {
 
 /* Prepares an empty schedule on comm and takes the call's tag. */
 void tern_sched_init(struct tern_sched *s, struct tern_comm *comm);
+
+/* Puts a call's signature (signature.h) into the schedule's tag. */
+void tern_sched_sign(struct tern_sched *s, int signature);
 
 /* Steps of the current round. */
 void tern_sched_send(struct tern_sched *s, const void *buf, size_t count,

@@ -8,12 +8,14 @@
 
 #include "collectives/sched.h"
 #include "collectives/sched_int.h"
+#include "collectives/signature.h"
 #include "libmpi/core/comm.h"
 #include "libmpi/core/datatype.h"
 #include "libmpi/core/op.h"
 #include "libmpi/core/request.h"
 #include "libmpi/p2p/p2p.h"
 #include "tern/err.h"
+#include "tern/log.h"
 
 /* Schedules that have started and not completed, advanced by the hook. */
 static struct tern_sched *active;
@@ -63,6 +65,17 @@ static int request_error(const struct tern_request *r)
     return r->st_bytes < r->len ? TERN_ETRUNCATE : 0;
 }
 
+/* After an error on this rank, each send of the call carries no data but
+ * the signature of a failed call (signature.h), so that its receiver fails
+ * too rather than go on with data this rank did not compute. */
+static int send_failed(struct tern_sched *s, int peer, struct tern_request **r)
+{
+    return tern_p2p_isend(NULL, 0, tern_dtype_get(MPI_BYTE), peer,
+                          (s->tag & TERN_COLL_SEQ_MASK) | tern_coll_signature_failed(s->error),
+                          s->comm,
+                          s->ctx, TERN_SEND_STANDARD, r);
+}
+
 /* Whether a POLL step passed since the progress hook last asked, so that
  * a wait that only polls shared memory counts as progress. */
 static int polls_passed;
@@ -98,8 +111,11 @@ static void post_round(struct tern_sched *s)
             st->call(s, st->dst);
             break;
         case TERN_STEP_SEND:
-            rc = tern_p2p_isend(st->src, st->count, st->dt, st->peer, s->tag, s->comm,
-                                s->ctx, TERN_SEND_STANDARD, &r);
+            if (s->error)
+                rc = send_failed(s, st->peer, &r);
+            else
+                rc = tern_p2p_isend(st->src, st->count, st->dt, st->peer, s->tag, s->comm,
+                                    s->ctx, TERN_SEND_STANDARD, &r);
             break;
         case TERN_STEP_RECV:
             rc = tern_p2p_irecv(st->dst, st->count, st->dt, st->peer, s->tag, s->comm,
@@ -151,6 +167,101 @@ static int advance(struct tern_sched *s)
     return 1;
 }
 
+/* Advances that must find a schedule waiting before it looks for a
+ * mismatched call: a peer that is merely behind never costs the search. */
+#define STALLS_BEFORE_CHECK 16
+
+/* Gives up a schedule whose rank `peer` made another call or failed in
+ * this one, as the tag `theirs` of its message shows. It says how (the
+ * failure of another rank only at verbose level 1: that rank says why),
+ * and then:
+ * - receives the messages of this call that wait here, of any signature,
+ *   and drops them, so that their senders are not left waiting for a
+ *   receive and none of them stays behind;
+ * - cancels the round's receives that have not matched (none ever will),
+ *   lets those that matched finish (their data is on the way, into
+ *   buffers the call must not leave to them), and leaves its sends in
+ *   flight to finish from copies of their own, MPI_Finalize not waiting
+ *   for them (tern_p2p_abandon);
+ * - sends every other rank an empty message of a failed call, which fails
+ *   the call on any rank that waits for this one in any way (a rank whose
+ *   call ends without it keeps the message: after an error the
+ *   communicator is left as MPI leaves it, undefined);
+ * - skips the rounds left, so that the call completes with the error once
+ *   the receives under way are in. */
+static void give_up(struct tern_sched *s, int peer, int theirs)
+{
+    char why[400];
+    int rc = tern_coll_signature_conflict(s->tag, theirs, peer, why, sizeof why);
+    const char *call = s->call ? s->call : "a collective run inside another MPI call";
+    /* Another rank's failure (its own error says why), or a call of its own? */
+    int failure = (theirs & ~TERN_COLL_SEQ_MASK) == tern_coll_signature_failed(rc);
+    if (!failure)
+        tern_log("%s on %s: %s", call, tern_comm_label(s->comm), why);
+    else
+        TERN_LOG(1, "%s on %s: %s", call, tern_comm_label(s->comm), why);
+    note_error(s, rc);
+    tern_p2p_discard_unexp(s->comm, s->ctx, s->tag, TERN_COLL_SEQ_MASK);
+    int kept = 0;
+    for (int i = 0; i < s->nreqs; i++) {
+        struct tern_request *r = s->reqs[i];
+        tern_p2p_cancel(r);
+        if (r->kind == TERN_REQ_RECV && !r->done)
+            s->reqs[kept++] = r;    /* Matched: its data is on the way. */
+        else
+            tern_p2p_abandon(r);
+    }
+    for (int q = 0; q < s->comm->size; q++) {
+        struct tern_request *told = NULL;
+        if (q != s->comm->rank && !send_failed(s, q, &told) && told)
+            tern_p2p_abandon(told);
+    }
+    /* The receives kept make the last round, which is not posted again. */
+    s->nreqs = kept;
+    s->posted = 1;
+    s->cur = s->nrounds - 1;
+}
+
+/* Whether a message from `peer` that arrived unexpected shows that peer
+ * made another call (signature.h); gives up the schedule if so. */
+static int conflict_from(struct tern_sched *s, int peer)
+{
+    int theirs = tern_p2p_unexp_conflict(s->ctx, peer, s->tag, TERN_COLL_SEQ_MASK);
+    if (theirs < 0)
+        return 0;
+    give_up(s, peer, theirs);
+    return 1;
+}
+
+/* For a schedule that waits for messages of its round: once new messages
+ * arrived unexpected, looks among them for one from a rank it still
+ * exchanges messages with (in this round or a later one) that is of the
+ * same call but has another signature. 1 if it found one and gave up. */
+static int mismatched(struct tern_sched *s)
+{
+    if (!s->posted || ++s->stalls < STALLS_BEFORE_CHECK)
+        return 0;
+    unsigned long n = tern_p2p_unexp_arrivals();
+    if (n == s->arrivals_seen)
+        return 0;
+    s->arrivals_seen = n;
+    for (int i = 0; i < s->nreqs; i++)
+        if (!s->reqs[i]->done && conflict_from(s, s->reqs[i]->rank))
+            return 1;
+    for (int i = s->round_end[s->cur]; i < s->nsteps; i++)
+        if ((s->steps[i].kind == TERN_STEP_RECV || s->steps[i].kind == TERN_STEP_SEND) &&
+            conflict_from(s, s->steps[i].peer))
+            return 1;
+    return 0;
+}
+
+/* Advances s (see advance()), or ends it on a mismatched call; 1 when it
+ * completed. */
+static int advance_checked(struct tern_sched *s)
+{
+    return advance(s) || (mismatched(s) && advance(s));
+}
+
 static void complete(struct tern_sched *s)
 {
     struct tern_request *r = s->req;
@@ -168,7 +279,7 @@ static int progress_all(void)
     struct tern_sched **pp = &active;
     while (*pp) {
         struct tern_sched *s = *pp;
-        if (advance(s)) {
+        if (advance_checked(s)) {
             *pp = s->next;
             complete(s);
             n++;
@@ -189,7 +300,7 @@ struct blocking_wait {
 
 static int blocking_done(void *arg)
 {
-    return advance(((struct blocking_wait *)arg)->s);
+    return advance_checked(((struct blocking_wait *)arg)->s);
 }
 
 /* snprintf's length, kept below len. */

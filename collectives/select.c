@@ -102,6 +102,23 @@ void tern_coll_read_tunables(void)
     }
 }
 
+const char *tern_coll_call_name(enum tern_coll_kind kind)
+{
+    return calls[kind];
+}
+
+int tern_coll_algo_index(enum tern_coll_kind kind, const struct tern_coll_algo *algo)
+{
+    const struct tern_coll_menu *m = tables[kind].menu;
+    return algo >= m->algos && algo < m->algos + m->nalgos ? (int)(algo - m->algos) : 0;
+}
+
+const char *tern_coll_algo_name(enum tern_coll_kind kind, int index)
+{
+    const struct tern_coll_menu *m = tables[kind].menu;
+    return index < m->nalgos ? m->algos[index].name : "(unknown)";
+}
+
 const struct tern_coll_algo *tern_coll_choose(const struct tern_coll_args *a)
 {
     return tables[a->kind].menu->choose(a);

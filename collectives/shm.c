@@ -115,6 +115,12 @@ void tern_coll_shm_op_init(struct tern_coll_shm_op *op, const struct tern_coll_a
     op->seq = ++op->sh->next_seq;
     op->no_tiny = 0;
     op->call = a->call;
+    op->sig = tern_coll_shm_sig(a->kind, a->root);
+    op->polls = 0;
+    op->checked_ns = 0;
+    op->failed = 0;
+    op->steps = NULL;
+    op->nsteps = op->next = op->first_error = 0;
 }
 
 int tern_coll_shm_my_turn(const struct tern_coll_shm_op *op)
@@ -129,9 +135,10 @@ int tern_coll_shm_runnable(const struct tern_coll_args *a)
 
 void tern_coll_shm_finish(const struct tern_coll_shm_op *op)
 {
+    struct tern_shm_coll_reduced *mine = &op->sh->view.reduced[op->comm->rank];
     op->sh->done_seq = op->seq;
-    atomic_store_explicit(&op->sh->view.reduced[op->comm->rank].done, op->seq,
-                          memory_order_release);
+    atomic_store_explicit(&mine->finished, op->seq << 16 | op->sig, memory_order_relaxed);
+    atomic_store_explicit(&mine->done, op->seq, memory_order_release);
     tern_coll_shm_wake_others(op);
 }
 
@@ -201,11 +208,11 @@ void tern_coll_shm_input_publish(const struct tern_coll_shm_op *op, size_t bytes
         tern_coll_shm_wake_others(op);
         return;
     }
-    tern_coll_shm_cell(op, me)->bytes = bytes;
+    tern_coll_shm_cell(op, me)->bytes = (uint64_t)op->sig << 48 | bytes;
     tern_coll_shm_publish(op, TERN_COLL_SHM_INPUT);
 }
 
-int tern_coll_shm_input_arrived(const struct tern_coll_shm_op *op, int r, uint64_t *bytes)
+int tern_coll_shm_input_arrived(struct tern_coll_shm_op *op, int r, uint64_t *bytes)
 {
     if (!op->no_tiny) {
         struct tern_shm_coll_tiny *t = tern_shm_coll_tiny(&op->sh->view, op->seq, r);
@@ -218,7 +225,12 @@ int tern_coll_shm_input_arrived(const struct tern_coll_shm_op *op, int r, uint64
     struct tern_shm_coll_cell *c = tern_coll_shm_cell(op, r);
     if (atomic_load_explicit(&c->seq, memory_order_acquire) < op->seq)
         return 0;
-    *bytes = c->bytes;
+    uint64_t b = c->bytes;
+    if (b >> 48 != op->sig) {
+        tern_coll_shm_fail(op, r, (uint16_t)(b >> 48));
+        return 0;
+    }
+    *bytes = b & (((uint64_t)1 << 48) - 1);
     return 1;
 }
 
@@ -244,8 +256,8 @@ int tern_coll_shm_reduce_range(const struct tern_coll_shm_op *op, size_t count,
 void tern_coll_shm_add_steps(struct tern_sched *s, tern_sched_poll_fn *const *steps, int n,
                              void *arg, void (*messages)(struct tern_sched *s, void *arg))
 {
-    for (int i = 0; i < n; i++)
-        tern_sched_poll(s, steps[i], arg);
+    tern_coll_shm_set_steps(arg, steps, n);
+    tern_sched_poll(s, tern_coll_shm_steps, arg);
     if (!messages)
         return;
     tern_sched_round(s);

@@ -29,6 +29,9 @@
  * root leaves as soon as its data is in), so after one a writer looks at
  * the members' `done` words, which every operation's end sets
  * (tern_coll_shm_finish).
+ *
+ * Members in different calls (one in MPI_Bcast, another in MPI_Barrier,
+ * or naming another root) find out while they wait: shm_check.c.
  */
 #ifndef TERN_COLLECTIVES_SHM_H
 #define TERN_COLLECTIVES_SHM_H
@@ -87,7 +90,48 @@ struct tern_coll_shm_op {
      * (coll_area.h). */
     int no_tiny;
     const char *call;               /* tern_coll_args.call. */
+    uint16_t sig;                   /* Which call: tern_coll_shm_sig(). */
+    unsigned polls;                 /* Waits in it, for tern_coll_shm_check(), */
+    uint64_t checked_ns;            /* ... and when it last looked. */
+    int failed;                     /* Its error, once the rank gave it up. */
+    /* Its steps, run in order by tern_coll_shm_steps(). */
+    tern_sched_poll_fn *const *steps;
+    int nsteps, next;
+    int first_error;                /* The first error a step returned. */
 };
+
+/* Which call an operation is, as the members compare it: the collective
+ * (kind + 1) in the low 5 bits, the root of a rooted one (modulo 2048)
+ * above; for an operation a member gave up, 5 bits all ones and its error
+ * code (negated) above. */
+static inline uint16_t tern_coll_shm_sig(enum tern_coll_kind kind, int root)
+{
+    int rooted = kind == TERN_COLL_BCAST || kind == TERN_COLL_REDUCE;
+    return (uint16_t)(((unsigned)kind + 1) | (rooted ? (unsigned)root << 5 : 0));
+}
+
+/* For a step that still waits, once it has waited TERN_COLL_SHM_CHECK_POLLS
+ * polls, and then at most once per TERN_COLL_SHM_CHECK_NS:
+ * whether another member made another call for this operation, or gave
+ * it up. It looks at what the members published (their inputs, the last
+ * operation each finished, the one each has waited in for long), and
+ * publishes where this rank waits. On a mismatch it gives the operation
+ * up (tern_coll_shm_fail) and returns the error; else 0. A short wait
+ * pays one increment. */
+#define TERN_COLL_SHM_CHECK_POLLS 16
+#define TERN_COLL_SHM_CHECK_NS 1000000
+int tern_coll_shm_check_due(struct tern_coll_shm_op *op);
+static inline int tern_coll_shm_check(struct tern_coll_shm_op *op)
+{
+    return ++op->polls < TERN_COLL_SHM_CHECK_POLLS ? 0 : tern_coll_shm_check_due(op);
+}
+
+/* Gives op up after member r was found in the call `theirs` (a sig):
+ * says how the calls differ (the failure of another member only at
+ * verbose level 1: that member says why), sets op->failed and ends op on
+ * this rank with a failed call's sig, so that the members waiting for it
+ * give up too. The steps left do not run (shm_wait.c, add_steps). */
+void tern_coll_shm_fail(struct tern_coll_shm_op *op, int r, uint16_t theirs);
 
 /* Fills op for the next operation on a->comm. */
 void tern_coll_shm_op_init(struct tern_coll_shm_op *op, const struct tern_coll_args *a);
@@ -109,6 +153,18 @@ int tern_coll_shm_set_free(const struct tern_coll_shm_op *op, size_t bytes);
 /* Records that every member started op, which this rank just saw. */
 void tern_coll_shm_synced(const struct tern_coll_shm_op *op);
 
+/* Runs the steps of the operation whose struct (op first) is arg: each
+ * step is called, with s and arg, until it returns nonzero, then the
+ * next; a step's error is kept and the later steps still run, so that the
+ * other members are not left waiting, unless another member made another
+ * call (tern_coll_shm_check, while a step waits), when none of them runs.
+ * Returns 0 while a step waits, then the first error, or 1. A POLL step
+ * of a schedule, and the condition of a blocking call's wait. */
+int tern_coll_shm_steps(struct tern_sched *s, void *arg);
+/* Gives op the steps tern_coll_shm_steps() runs. */
+void tern_coll_shm_set_steps(struct tern_coll_shm_op *op, tern_sched_poll_fn *const *steps,
+                             int n);
+
 /* Adds an operation's POLL steps to s and, with `messages` not NULL, a
  * later round in which messages(s, arg) builds the message algorithm that
  * moves a vector too long for the slot (once the steps agreed on it). */
@@ -119,18 +175,16 @@ void tern_coll_shm_add_steps(struct tern_sched *s, tern_sched_poll_fn *const *st
  * a schedule: every operation built on it has finished on this rank. */
 int tern_coll_shm_runnable(const struct tern_coll_args *a);
 
-/* Runs the POLL steps of operation op in order, for a blocking call that
- * builds no schedule: each step is called with arg (and s NULL) until it
- * returns nonzero, with a blocking wait between calls (progress, yield,
- * sleep). As in a schedule, a failed step's error is kept and the later
- * steps still run, so that the other members are not left waiting;
- * returns the first error, or 0. */
-int tern_coll_shm_run(const struct tern_coll_shm_op *op, tern_sched_poll_fn *const *steps,
-                      int n, void *arg);
+/* Runs the steps of operation op (arg: its struct, op first) with
+ * tern_coll_shm_steps, for a blocking call that builds no schedule (s
+ * NULL), with a blocking wait while a step waits (progress, yield,
+ * sleep); returns the first error, or 0. */
+int tern_coll_shm_run(struct tern_coll_shm_op *op, tern_sched_poll_fn *const *steps, int n);
 
 /* Waits, as a blocking call does, until cond(arg) holds, for operation op
- * (which a report of a long wait names). */
-void tern_coll_shm_wait(const struct tern_coll_shm_op *op, int (*cond)(void *), void *arg);
+ * (which a report of a long wait names), or until op was given up
+ * (tern_coll_shm_check): then returns op->failed, else 0. */
+int tern_coll_shm_wait(struct tern_coll_shm_op *op, int (*cond)(void *), void *arg);
 
 /* This rank's cell for op, and member r's. */
 static inline struct tern_shm_coll_cell *tern_coll_shm_cell(const struct tern_coll_shm_op *op,
@@ -165,7 +219,8 @@ static inline _Atomic uint64_t *tern_coll_shm_flag(const struct tern_coll_shm_op
  * when it is larger than a buffer). tern_coll_shm_input_publish: this
  * rank's input of `bytes` is in place; sets the flag and wakes the others.
  * tern_coll_shm_input_arrived: whether member r's input is in, and then
- * its size. */
+ * its size; an input for another call (a cell's sig) gives op up and
+ * counts as not in. */
 void *tern_coll_shm_input_place(const struct tern_coll_shm_op *op, int r, size_t bytes);
 /* memcpy, with the usual tiny input (8 bytes: a double, a long, two
  * floats) copied inline rather than through a call. */
@@ -177,7 +232,7 @@ static inline void tern_coll_shm_copy(void *to, const void *from, size_t bytes)
         memcpy(to, from, bytes);
 }
 void tern_coll_shm_input_publish(const struct tern_coll_shm_op *op, size_t bytes);
-int tern_coll_shm_input_arrived(const struct tern_coll_shm_op *op, int r, uint64_t *bytes);
+int tern_coll_shm_input_arrived(struct tern_coll_shm_op *op, int r, uint64_t *bytes);
 
 /* Reduces elements [lo, hi) of every member's input (all of `count`
  * elements of dt, in their places) into out, in rank order: out = in_0 op

@@ -1,31 +1,13 @@
 /*
- * Blocking waits of the collectives through shared memory (shm.h): a
- * blocking call runs its operation's steps here without a schedule, and
- * a wait that lasts says which call it is and which members are behind.
+ * Running the steps of an operation through shared memory (shm.h): in
+ * order, as a POLL step of a schedule or in a blocking call that builds
+ * none and waits here; a wait that lasts says which call it is and which
+ * members are behind, and looks for members in another call.
  */
 #include <stdio.h>
 
 #include "collectives/shm.h"
 #include "libmpi/p2p/p2p.h"
-
-struct step_wait {
-    const struct tern_coll_shm_op *op;  /* First: describe() reads it. */
-    tern_sched_poll_fn *step;
-    void *arg;
-    int rc;
-};
-
-/* A step runs until it returns nonzero, and never again after that: the
- * wait may evaluate its condition once more than it needs to (a rank
- * about to sleep re-checks it, tern_p2p_recheck), and a step such as the
- * Allreduce's reduce() must not run twice. */
-static int step_done(void *p)
-{
-    struct step_wait *w = p;
-    if (!w->rc)
-        w->rc = w->step(NULL, w->arg);
-    return w->rc != 0;
-}
 
 /* For the report of a long wait (p: a struct whose first member is the
  * op): the call, its communicator, and the members that have not
@@ -44,8 +26,61 @@ static void describe(void *p, char *buf, size_t len)
     snprintf(buf + off, len - off, ")");
 }
 
+void tern_coll_shm_set_steps(struct tern_coll_shm_op *op, tern_sched_poll_fn *const *steps,
+                             int n)
+{
+    op->steps = steps;
+    op->nsteps = n;
+    op->next = 0;
+    op->first_error = 0;
+}
+
+/* A step runs until it returns nonzero, and never again after that: a
+ * blocking wait may evaluate its condition once more than it needs to (a
+ * rank about to sleep re-checks it, tern_p2p_recheck), and a step such as
+ * the Allreduce's reduce() must not run twice. */
+int tern_coll_shm_steps(struct tern_sched *s, void *arg)
+{
+    struct tern_coll_shm_op *op = arg;
+    while (op->next < op->nsteps && !op->failed) {
+        int rc = op->steps[op->next](s, arg);
+        if (rc == 0 && !op->failed) {
+            if (!tern_coll_shm_check(op))
+                return 0;
+        } else if (rc < 0 && !op->first_error) {
+            op->first_error = rc;
+        }
+        if (!op->failed)
+            op->next++;
+    }
+    int e = op->first_error ? op->first_error : op->failed;
+    return e ? e : 1;
+}
+
+struct step_wait {
+    struct tern_coll_shm_op *op;    /* First: describe() reads it. */
+    int rc;
+};
+
+static int steps_done(void *p)
+{
+    struct step_wait *w = p;
+    if (!w->rc)
+        w->rc = tern_coll_shm_steps(NULL, w->op);
+    return w->rc != 0;
+}
+
+int tern_coll_shm_run(struct tern_coll_shm_op *op, tern_sched_poll_fn *const *steps, int n)
+{
+    tern_coll_shm_set_steps(op, steps, n);
+    struct step_wait w = { op, 0 };
+    if (!steps_done(&w))
+        tern_p2p_wait_described(steps_done, &w, describe);
+    return w.rc < 0 ? w.rc : 0;
+}
+
 struct shm_wait {
-    const struct tern_coll_shm_op *op;  /* First: describe() reads it. */
+    struct tern_coll_shm_op *op;    /* First: describe() reads it. */
     int (*cond)(void *);
     void *arg;
 };
@@ -53,25 +88,12 @@ struct shm_wait {
 static int shm_wait_cond(void *p)
 {
     struct shm_wait *w = p;
-    return w->cond(w->arg);
+    return w->cond(w->arg) || tern_coll_shm_check(w->op);
 }
 
-void tern_coll_shm_wait(const struct tern_coll_shm_op *op, int (*cond)(void *), void *arg)
+int tern_coll_shm_wait(struct tern_coll_shm_op *op, int (*cond)(void *), void *arg)
 {
     struct shm_wait w = { op, cond, arg };
     tern_p2p_wait_described(shm_wait_cond, &w, describe);
-}
-
-int tern_coll_shm_run(const struct tern_coll_shm_op *op, tern_sched_poll_fn *const *steps,
-                      int n, void *arg)
-{
-    int first = 0;
-    for (int i = 0; i < n; i++) {
-        struct step_wait w = { op, steps[i], arg, 0 };
-        if (!step_done(&w))
-            tern_p2p_wait_described(step_done, &w, describe);
-        if (w.rc < 0 && !first)
-            first = w.rc;
-    }
-    return first;
+    return op->failed;
 }

@@ -36,6 +36,7 @@ struct tern_request {
     uint8_t sync;           /* Synchronous send: completes on match. */
     uint8_t state;          /* Protocol state, owned by p2p. */
     uint8_t holds_comm;     /* Holds a reference on comm (tern_request_hold_comm). */
+    uint8_t abandoned;      /* Given up by its collective (tern_p2p_abandon). */
     int error;              /* TERN_E* for status.MPI_ERROR, 0 if none. */
     struct tern_comm *comm;
 

@@ -65,6 +65,18 @@ void tern_match_add_unexp(struct tern_matchq *q, struct tern_unexp *u)
     q->unexp_tail = u;
 }
 
+/* Unlinks u, which follows prev (NULL: u is the head). */
+static void unlink_unexp(struct tern_matchq *q, struct tern_unexp *prev, struct tern_unexp *u)
+{
+    if (prev)
+        prev->next = u->next;
+    else
+        q->unexp_head = u->next;
+    if (q->unexp_tail == u)
+        q->unexp_tail = prev;
+    u->next = NULL;
+}
+
 struct tern_unexp *tern_match_unexp(struct tern_matchq *q, uint32_t ctx,
                                     int src, int tag, int take)
 {
@@ -72,15 +84,23 @@ struct tern_unexp *tern_match_unexp(struct tern_matchq *q, uint32_t ctx,
     for (struct tern_unexp *u = q->unexp_head; u; prev = u, u = u->next) {
         if (!tern_match_fits(ctx, src, tag, u->ctx, u->src, u->tag))
             continue;
-        if (take) {
-            if (prev)
-                prev->next = u->next;
-            else
-                q->unexp_head = u->next;
-            if (q->unexp_tail == u)
-                q->unexp_tail = prev;
-            u->next = NULL;
-        }
+        if (take)
+            unlink_unexp(q, prev, u);
+        return u;
+    }
+    return NULL;
+}
+
+struct tern_unexp *tern_match_unexp_conflict(struct tern_matchq *q, uint32_t ctx, int src,
+                                             int tag, int mask, int take)
+{
+    struct tern_unexp *prev = NULL;
+    for (struct tern_unexp *u = q->unexp_head; u; prev = u, u = u->next) {
+        if (u->ctx != ctx || (src >= 0 && u->src != src) || u->tag == tag ||
+            ((u->tag ^ tag) & mask))
+            continue;
+        if (take)
+            unlink_unexp(q, prev, u);
         return u;
     }
     return NULL;

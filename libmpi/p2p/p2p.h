@@ -56,8 +56,28 @@ int tern_p2p_iprobe(int src, int tag, struct tern_comm *comm, int *flag,
 int tern_p2p_imrecv(void *buf, size_t count, const struct tern_dtype *dt,
                     struct tern_unexp *msg, struct tern_request **out);
 
+/* For the check of collectives whose ranks made different calls
+ * (collectives/signature.h): how many messages have arrived unexpected so
+ * far, and the tag of the earliest unexpected message from src (a rank of
+ * the communicator) on ctx whose tag equals `tag` in the bits of `mask`
+ * and differs in the others, or -1. */
+unsigned long tern_p2p_unexp_arrivals(void);
+int tern_p2p_unexp_conflict(uint32_t ctx, int src, int tag, int mask);
+/* Receives and drops every unexpected message on ctx (comm's) whose tag
+ * equals `tag` in the bits of `mask`, from any rank: their senders
+ * complete, and none stays behind. */
+void tern_p2p_discard_unexp(struct tern_comm *comm, uint32_t ctx, int tag, int mask);
+
 /* Cancels a receive that has not matched yet; no effect otherwise. */
 void tern_p2p_cancel(struct tern_request *r);
+
+/* Gives up a request of a collective that failed (collectives/sched.h):
+ * a receive that has not matched is cancelled; whatever is left in
+ * flight frees itself when done; a send goes on from a copy of its data
+ * (unless its receiver reads the caller's buffer in one copy), and
+ * MPI_Finalize does not wait for it (its receiver made another call and
+ * may never take it). r must not be used after. */
+void tern_p2p_abandon(struct tern_request *r);
 
 /* Drives all transports once; returns the number of events. */
 int tern_progress(void);

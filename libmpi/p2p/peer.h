@@ -39,6 +39,7 @@ struct tern_p2p_state {
     struct tern_matchq mq;
     int pending;            /* Peers with queued outgoing work. */
     int active_sends;       /* Send requests not yet complete. */
+    unsigned long unexp_arrivals; /* Messages that arrived unexpected. */
 };
 
 extern struct tern_p2p_state tern_p2p;

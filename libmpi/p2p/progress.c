@@ -251,6 +251,12 @@ int tern_p2p_finalize(void)
     int rc = tern_boot_fence_while(tern_progress);
     int rc2 = run_phase(do_finalize, NULL);
     free(tern_p2p.peers);
+    /* Messages no receive took (those of collectives that ranks gave up,
+     * signature.h) go with the queue. */
+    for (struct tern_unexp *u; (u = tern_p2p.mq.unexp_head);) {
+        tern_p2p.mq.unexp_head = u->next;
+        tern_unexp_free(u);
+    }
     tern_unexp_drop_cache();
     tern_p2p_send_release();
     memset(&tern_p2p, 0, sizeof(tern_p2p));

@@ -203,6 +203,7 @@ static void on_message(int peer, const struct tern_pkt *h, const void *payload)
     if (keep)
         memcpy(u->data, payload, keep);
     tern_match_add_unexp(&tern_p2p.mq, u);
+    tern_p2p.unexp_arrivals++;
 }
 
 void tern_p2p_recv_packet(int src, const void *pkt, size_t len)
@@ -353,5 +354,41 @@ void tern_p2p_cancel(struct tern_request *r)
         r->st_source = MPI_ANY_SOURCE;
         r->st_tag = MPI_ANY_TAG;
         finish_recv(r);
+    }
+}
+
+unsigned long tern_p2p_unexp_arrivals(void)
+{
+    return tern_p2p.unexp_arrivals;
+}
+
+int tern_p2p_unexp_conflict(uint32_t ctx, int src, int tag, int mask)
+{
+    const struct tern_unexp *u = tern_match_unexp_conflict(&tern_p2p.mq, ctx, src, tag, mask, 0);
+    return u ? u->tag : -1;
+}
+
+void tern_p2p_discard_unexp(struct tern_comm *comm, uint32_t ctx, int tag, int mask)
+{
+    const struct tern_dtype *byte = tern_dtype_get(MPI_BYTE);
+    struct tern_unexp *u;
+    while ((u = tern_match_unexp_conflict(&tern_p2p.mq, ctx, -1, tag, mask, 1)) ||
+           (u = tern_match_unexp(&tern_p2p.mq, ctx, MPI_ANY_SOURCE, tag, 1))) {
+        struct tern_request *r = tern_request_alloc(TERN_REQ_RECV);
+        void *sink = r ? malloc(u->len ? u->len : 1) : NULL;
+        if (!sink) {
+            /* Without memory to take it in, the message stays. */
+            if (r)
+                tern_request_free(r);
+            tern_match_add_unexp(&tern_p2p.mq, u);
+            return;
+        }
+        prepare_recv(r, sink, u->len, byte, comm);
+        r->owned = sink;
+        r->user_freed = 1;
+        r->ctx = u->ctx;
+        r->rank = u->src;
+        r->tag = u->tag;
+        tern_p2p_deliver_unexp(r, u);
     }
 }

@@ -100,10 +100,59 @@ void tern_p2p_send_done(struct tern_request *r)
         tern_p2p.peers[r->peer].tp->unexpose(r->bulk);
         r->bulk = NULL;
     }
-    tern_p2p.active_sends--;
+    if (!r->abandoned)
+        tern_p2p.active_sends--;
     r->done = 1;
     if (r->user_freed)
         tern_request_free(r);
+}
+
+/* Whether r's receiver may read r's buffer itself (the RTS offers, or
+ * will offer, its address): then the sender never reads it again. */
+static int offers_single_copy(const struct tern_request *r)
+{
+    const struct tern_peer *p = &tern_p2p.peers[r->peer];
+    return r->state != SEND_EAGER &&
+           (p->tp->expose ? r->bulk != NULL : !r->dtype && r->len >= p->single_copy_min);
+}
+
+/* Moves the bytes of an unfinished send into a buffer of its own, since
+ * the caller's may go away while the send goes on; keeps the caller's if
+ * memory runs out or the receiver reads it in one copy (it reads what is
+ * there, or fails), or if it owns a buffer already. */
+static void detach(struct tern_request *r)
+{
+    if (r->len == 0 || r->owned || offers_single_copy(r))
+        return;
+    char *copy = malloc(r->len);
+    if (!copy)
+        return;
+    if (r->dtype) {
+        tern_dtype_pack(r->dtype, r->user_buf, r->len / r->dtype->size, copy);
+        tern_dtype_release(r->dtype);
+        r->dtype = NULL;
+        r->user_buf = NULL;
+        if (bounce.owner == r)
+            bounce.owner = NULL;
+    } else {
+        memcpy(copy, r->buf, r->len);
+    }
+    r->buf = r->owned = copy;
+}
+
+void tern_p2p_abandon(struct tern_request *r)
+{
+    tern_p2p_cancel(r);
+    if (r->done) {
+        tern_request_free(r);
+        return;
+    }
+    r->user_freed = 1;
+    if (r->kind == TERN_REQ_SEND && !r->abandoned) {
+        detach(r);
+        r->abandoned = 1;
+        tern_p2p.active_sends--;
+    }
 }
 
 static void fill_envelope(struct tern_pkt *pkt, const struct tern_request *r,

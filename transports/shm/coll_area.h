@@ -81,7 +81,9 @@ struct tern_shm_coll_hdr {
  * reader gets both with one cache miss. */
 struct tern_shm_coll_cell {
     alignas(TERN_SHM_CACHE_LINE) _Atomic uint64_t seq; /* Input of op seq is in. */
-    uint64_t bytes;                 /* Bytes it contributes, for checks. */
+    uint64_t bytes;                 /* Bytes it contributes, for checks, and in
+                                       the top 16 bits which call it is for
+                                       (collectives/shm.h). */
     unsigned char data[TERN_SHM_COLL_INLINE];
 };
 
@@ -110,6 +112,11 @@ struct tern_shm_coll_reduced {
     /* Its verdict on an operation whose ranks must all agree before they
      * go on with messages: seq << 1, plus 1 if it found a mismatch. */
     _Atomic uint64_t verdict;
+    /* For the check of mismatched calls (collectives/shm_check.c): the last
+     * operation it finished, and the one it has waited in for long, as
+     * seq << 16 plus which call it made there. */
+    _Atomic uint64_t finished;
+    _Atomic uint64_t stuck;
 };
 
 /* The members' barrier flags packed into lines: lines for local_size. */

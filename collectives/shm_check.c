@@ -1,0 +1,109 @@
+/*
+ * Members of a communicator in different calls, through shared memory
+ * (shm.h): a rank whose operation waits long looks at what the others
+ * published for the same operation. Three things tell which call a member
+ * made: the sig in the top bits of its cell's size (set with its input),
+ * the last operation it finished (coll_area.h: `finished`), and the one
+ * it has waited in for long (`stuck`, set here). A member that finished
+ * this operation as another call, or waits in it as another call, or put
+ * an input in for another call, made another call: both members give the
+ * operation up, and a member that gave up finishes with the sig of a
+ * failed call, which makes the members that wait for it give up too.
+ *
+ * Nothing of this runs before a wait has lasted TERN_COLL_SHM_CHECK_POLLS
+ * polls, and then at most once per TERN_COLL_SHM_CHECK_NS (a waiting rank
+ * that sleeps polls when woken, or every 100 ms), except the sig that every
+ * input and every finish carry: one more word (or top bits) in lines that
+ * the operation writes anyway.
+ */
+#include <stdio.h>
+#include <time.h>
+
+#include "collectives/shm.h"
+#include "collectives/signature.h"
+#include "tern/err.h"
+#include "tern/log.h"
+
+#define SIG_BITS 16
+#define KIND_BITS 5
+#define SIG_MASK ((1u << SIG_BITS) - 1)
+
+#define FAILED_KIND ((1u << KIND_BITS) - 1)
+
+/* What a sig says, as signature.h compares calls (the algorithm is shm). */
+static struct tern_coll_call_id decode(uint16_t sig)
+{
+    int kind = (int)(sig & FAILED_KIND);
+    return (struct tern_coll_call_id){
+        .kind = kind,
+        .root = (int)(sig >> KIND_BITS),
+        .failed = kind == (int)FAILED_KIND ? -(int)(sig >> KIND_BITS) : 0,
+    };
+}
+
+void tern_coll_shm_fail(struct tern_coll_shm_op *op, int r, uint16_t theirs)
+{
+    if (op->failed)
+        return;
+    struct tern_coll_call_id mine = decode(op->sig), other = decode(theirs);
+    char why[400];
+    op->failed = tern_coll_explain_conflict(&mine, &other, r, why, sizeof why);
+    const char *call = op->call ? op->call : "a collective run inside another MPI call";
+    if (!other.failed)
+        tern_log("%s on %s (through shared memory): %s", call, tern_comm_label(op->comm), why);
+    else
+        TERN_LOG(1, "%s on %s (through shared memory): %s", call, tern_comm_label(op->comm),
+                 why);
+    /* Ended here, as a failed call: the members waiting for this rank see
+     * it, and the next operation may start. */
+    uint16_t sig = op->sig;
+    op->sig = (uint16_t)(FAILED_KIND | (unsigned)-op->failed << KIND_BITS);
+    tern_coll_shm_finish(op);
+    op->sig = sig;
+}
+
+/* Whether a word of member r (seq << 16 | sig) shows it in this
+ * operation as another call; gives op up if so. */
+static int differs(struct tern_coll_shm_op *op, int r, uint64_t word)
+{
+    if (word >> SIG_BITS != op->seq || (word & SIG_MASK) == op->sig)
+        return 0;
+    tern_coll_shm_fail(op, r, (uint16_t)(word & SIG_MASK));
+    return 1;
+}
+
+int tern_coll_shm_check_due(struct tern_coll_shm_op *op)
+{
+    if (op->failed)
+        return op->failed;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    if (op->checked_ns && now - op->checked_ns < TERN_COLL_SHM_CHECK_NS)
+        return 0;
+    op->checked_ns = now;
+    /* Until this rank finished its operations before op (nonblocking
+     * ones), op has not started here. */
+    if (op->sh->done_seq != op->seq - 1)
+        return 0;
+    const struct tern_shm_coll_slot *v = &op->sh->view;
+    int me = op->comm->rank;
+    uint64_t word = op->seq << SIG_BITS | op->sig;
+    if (atomic_load_explicit(&v->reduced[me].stuck, memory_order_relaxed) != word) {
+        atomic_store_explicit(&v->reduced[me].stuck, word, memory_order_release);
+        tern_coll_shm_wake_others(op);
+    }
+    for (int r = 0; r < op->comm->size; r++) {
+        if (r == me)
+            continue;
+        const struct tern_shm_coll_cell *c = tern_coll_shm_cell(op, r);
+        uint64_t cell = atomic_load_explicit(&c->seq, memory_order_acquire) == op->seq
+                      ? op->seq << SIG_BITS | c->bytes >> 48 : 0;
+        if (differs(op, r, atomic_load_explicit(&v->reduced[r].stuck, memory_order_acquire)) ||
+            differs(op, r, atomic_load_explicit(&v->reduced[r].finished,
+                                                memory_order_acquire)) ||
+            differs(op, r, cell))
+            return op->failed;
+    }
+    return 0;
+}

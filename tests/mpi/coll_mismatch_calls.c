@@ -1,0 +1,113 @@
+/*
+ * coll_mismatch_calls: ranks that make different collective calls get an
+ * error, not a hang, under MPI_ERRORS_RETURN.
+ *
+ * Each case runs on a fresh dup of MPI_COMM_WORLD with MPI_ERRORS_RETURN
+ * (freed afterwards, whatever state it is left in); then every rank sends
+ * its error class to rank 0 over MPI_COMM_WORLD, and rank 0 checks that
+ * some rank got the class the case expects. The .test wrapper's timeout
+ * catches hangs. Cases (2 ranks or more):
+ *  - rank 0 calls MPI_Bcast (root 0), the others MPI_Barrier: MPI_ERR_OTHER;
+ *  - rank 0 calls MPI_Allreduce, the others MPI_Reduce (root 0):
+ *    MPI_ERR_OTHER;
+ *  - MPI_Allreduce where rank 0 passes 1 element and the others 2^18,
+ *    counts for which the algorithms differ: MPI_ERR_TRUNCATE;
+ *  - MPI_Allgather, rank 0 with blocks of 1 int, the others 2^16:
+ *    MPI_ERR_TRUNCATE;
+ *  - MPI_Reduce, rank 0 naming root 0 and the others root size - 1:
+ *    MPI_ERR_ROOT. Not with the argument "messages" (the wrapper passes it
+ *    when collectives use messages only): there both roots may only
+ *    receive, and no message tells them apart (docs/algorithms.md).
+ * Afterwards collectives on MPI_COMM_WORLD still work. With another
+ * library only the end runs: these programs are erroneous, and what an
+ * implementation does with them is its own choice.
+ *
+ * Uses only the standard MPI API.
+ */
+#include "tt.h"
+
+enum { C_KIND_BARRIER, C_KIND_REDUCE, C_ALGO_ALLREDUCE, C_ALGO_ALLGATHER, C_ROOT, NC };
+static const char *const names[NC] = {
+    "MPI_Bcast on rank 0, MPI_Barrier on the others",
+    "MPI_Allreduce on rank 0, MPI_Reduce on the others",
+    "MPI_Allreduce, 1 element on rank 0 and 2^18 on the others",
+    "MPI_Allgather, blocks of 1 int on rank 0 and 2^16 on the others",
+    "MPI_Reduce, root 0 on rank 0 and size - 1 on the others"};
+static const int expected[NC] = {MPI_ERR_OTHER, MPI_ERR_OTHER, MPI_ERR_TRUNCATE,
+                                  MPI_ERR_TRUNCATE, MPI_ERR_ROOT};
+
+static int run(int c, MPI_Comm comm, int *a, int *b)
+{
+    int zero = tt_rank == 0;
+    switch (c) {
+    case C_KIND_BARRIER:
+        return zero ? MPI_Bcast(a, 1, MPI_INT, 0, comm) : MPI_Barrier(comm);
+    case C_KIND_REDUCE:
+        return zero ? MPI_Allreduce(a, b, 4, MPI_INT, MPI_SUM, comm)
+                    : MPI_Reduce(a, b, 4, MPI_INT, MPI_SUM, 0, comm);
+    case C_ALGO_ALLREDUCE:
+        return MPI_Allreduce(a, b, zero ? 1 : 1 << 18, MPI_INT, MPI_SUM, comm);
+    case C_ALGO_ALLGATHER: {
+        int n = zero ? 1 : 1 << 16;
+        return MPI_Allgather(a, n, MPI_INT, b, n, MPI_INT, comm);
+    }
+    default:
+        return MPI_Reduce(a, b, 4, MPI_INT, MPI_SUM, zero ? 0 : tt_size - 1, comm);
+    }
+}
+
+/* Every rank's error class at rank 0, which checks that one is the
+ * expected class. */
+static void verdict(int c, int rc)
+{
+    int cls = MPI_SUCCESS;
+    if (rc != MPI_SUCCESS)
+        TT_MPI(MPI_Error_class(rc, &cls));
+    if (tt_rank != 0) {
+        TT_MPI(MPI_Send(&cls, 1, MPI_INT, 0, 201, MPI_COMM_WORLD));
+        return;
+    }
+    int hits = cls == expected[c], errors = cls != MPI_SUCCESS;
+    for (int q = 1; q < tt_size; q++) {
+        TT_MPI(MPI_Recv(&cls, 1, MPI_INT, q, 201, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        hits += cls == expected[c];
+        errors += cls != MPI_SUCCESS;
+    }
+    TT_CHECK(hits > 0, "%s: no rank got error class %d (%d ranks got an error)", names[c],
+             expected[c], errors);
+    if (getenv("COLL_SUITE_VERBOSE"))
+        printf("%s: %d ranks got an error, %d of them the class expected\n", names[c], errors,
+               hits);
+}
+
+int main(int argc, char **argv)
+{
+    tt_init(&argc, &argv, "coll_mismatch_calls");
+    int messages = argc > 1 && !strcmp(argv[1], "messages");
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    TT_MPI(MPI_Get_library_version(lib, &len));
+    int tern = !strncmp(lib, "Tern", 4);
+    if (!tern && tt_rank == 0)
+        printf("note: not Tern; the mismatch cases are Tern's promise and do not run\n");
+    TT_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    size_t n = (size_t)tt_size << 18;
+    int *a = calloc(n, sizeof(int)), *b = calloc(n, sizeof(int));
+    TT_CHECK(a && b, "out of memory");
+    for (int c = 0; tern && tt_size > 1 && c < NC; c++) {
+        if (c == C_ROOT && messages)
+            continue;
+        MPI_Comm comm;
+        TT_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+        TT_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+        verdict(c, run(c, comm, a, b));
+        TT_MPI(MPI_Comm_free(&comm));
+    }
+    free(a);
+    free(b);
+    /* MPI_COMM_WORLD still works. */
+    int v = tt_rank + 1, sum = 0;
+    TT_MPI(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    TT_EQ("MPI_Allreduce after the mismatches", tt_size * (tt_size + 1) / 2, sum);
+    return tt_finish();
+}
