@@ -70,10 +70,9 @@ static int request_error(const struct tern_request *r)
  * too rather than go on with data this rank did not compute. */
 static int send_failed(struct tern_sched *s, int peer, struct tern_request **r)
 {
-    return tern_p2p_isend(NULL, 0, tern_dtype_get(MPI_BYTE), peer,
-                          (s->tag & TERN_COLL_SEQ_MASK) | tern_coll_signature_failed(s->error),
-                          s->comm,
-                          s->ctx, TERN_SEND_STANDARD, r);
+    int tag = (s->tag & TERN_COLL_SEQ_MASK) | tern_coll_signature_failed(s->error);
+    return tern_p2p_isend(NULL, 0, tern_dtype_get(MPI_BYTE), peer, tag, s->comm, s->ctx,
+                          TERN_SEND_STANDARD, r);
 }
 
 /* Whether a POLL step passed since the progress hook last asked, so that

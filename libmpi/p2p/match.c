@@ -96,9 +96,16 @@ struct tern_unexp *tern_match_unexp_conflict(struct tern_matchq *q, uint32_t ctx
 {
     struct tern_unexp *prev = NULL;
     for (struct tern_unexp *u = q->unexp_head; u; prev = u, u = u->next) {
-        if (u->ctx != ctx || (src >= 0 && u->src != src) || u->tag == tag ||
-            ((u->tag ^ tag) & mask))
+        if (u->ctx != ctx || (src >= 0 && u->src != src) || ((u->tag ^ tag) & mask))
             continue;
+        if (u->tag == tag) {
+            /* From one sender, a message with the tag itself before one
+             * that differs: the other is of a later call whose masked
+             * bits came round again. */
+            if (src >= 0)
+                return NULL;
+            continue;
+        }
         if (take)
             unlink_unexp(q, prev, u);
         return u;

@@ -71,7 +71,8 @@ struct tern_unexp *tern_match_unexp(struct tern_matchq *q, uint32_t ctx,
                                     int src, int tag, int take);
 /* The earliest unexpected message from src (any rank if src < 0) on ctx
  * whose tag equals `tag` in the bits of `mask` and differs in the others
- * (NULL: none); removed if `take`. */
+ * (NULL: none), unless, from one src, a message with `tag` itself comes
+ * first; removed if `take`. */
 struct tern_unexp *tern_match_unexp_conflict(struct tern_matchq *q, uint32_t ctx, int src,
                                              int tag, int mask, int take);
 
