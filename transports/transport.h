@@ -97,6 +97,11 @@ struct tern_tp_ops {
     int (*expose)(int peer, const void *buf, size_t len, uint64_t *key,
                   void **handle);
     void (*unexpose)(void *handle);
+    /* The sender gave up a send whose receiver may still read buf in one
+     * copy, and no longer keeps buf alive (a collective that failed): the
+     * transport must not read it on the sender's side again. NULL when it
+     * never reads a sender's buffer on its behalf. */
+    void (*forget)(const void *buf, size_t len);
 
     /* Single-copy read of `len` bytes at address `remote` (exposed under
      * `key`) in peer's memory into `local`; blocking. NULL when the

@@ -119,10 +119,17 @@ static int offers_single_copy(const struct tern_request *r)
 /* Moves the bytes of an unfinished send into a buffer of its own, since
  * the caller's may go away while the send goes on; keeps the caller's if
  * memory runs out or the receiver reads it in one copy (it reads what is
- * there, or fails), or if it owns a buffer already. */
+ * there, or fails: the transport is told not to read it on this side,
+ * tp->forget), or if it owns a buffer already. */
 static void detach(struct tern_request *r)
 {
-    if (r->len == 0 || r->owned || offers_single_copy(r))
+    if (offers_single_copy(r)) {
+        const struct tern_tp_ops *tp = tern_p2p.peers[r->peer].tp;
+        if (tp->forget)
+            tp->forget(r->buf, r->len);
+        return;
+    }
+    if (r->len == 0 || r->owned)
         return;
     char *copy = malloc(r->len);
     if (!copy)

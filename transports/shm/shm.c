@@ -591,6 +591,7 @@ const struct tern_tp_ops tern_shm_ops = {
     .send = shm_send,
     .progress = shm_progress,
     .get_bulk = shm_get_bulk,
+    .forget = tern_shm_xfer_forget,
     .block = shm_block,
     .tunables = shm_tunables,
 };

@@ -161,6 +161,31 @@ static int write_to(pid_t pid, const char *src, uint64_t dst, size_t n)
 
 /* Writes the chunks of x that remain to claim, if x is a transfer from this
  * rank; how many it wrote. */
+/* Buffers of sends given up (tern_shm_xfer_forget): their owner may have
+ * freed them, so this rank writes no chunk from them; a receiver copies
+ * such a transfer alone. The last few are kept: a buffer given up long ago
+ * is not helped either, which only costs speed. */
+#define FORGOTTEN 8
+static struct {
+    uint64_t lo, hi;
+} forgotten[FORGOTTEN];
+static unsigned nforgotten;
+
+void tern_shm_xfer_forget(const void *buf, size_t len)
+{
+    unsigned i = nforgotten++ % FORGOTTEN;
+    forgotten[i].lo = (uint64_t)(uintptr_t)buf;
+    forgotten[i].hi = forgotten[i].lo + len;
+}
+
+static int is_forgotten(uint64_t src, size_t len)
+{
+    for (unsigned i = 0; i < FORGOTTEN && i < nforgotten; i++)
+        if (src < forgotten[i].hi && forgotten[i].lo < src + len)
+            return 1;
+    return 0;
+}
+
 static int help_one(struct tern_shm_xfer *x, int me)
 {
     uint64_t c = atomic_load_explicit(&x->claim, memory_order_acquire);
@@ -177,6 +202,8 @@ static int help_one(struct tern_shm_xfer *x, int me)
      * descriptor under a later generation before writing it; this fence
      * (with the receiver's) makes the claims below see that and fail. */
     atomic_thread_fence(memory_order_acquire);
+    if (nforgotten && is_forgotten((uint64_t)(uintptr_t)src, len))
+        return 0;
     int wrote = 0;
     long i;
     while (!write_refused && (i = claim(x, gen, n)) >= 0) {

@@ -80,4 +80,8 @@ int tern_shm_xfer_read(const struct tern_shm_xfer_area *a, int me, int sender, p
  * chunks it wrote. */
 int tern_shm_xfer_help(const struct tern_shm_xfer_area *a, int me);
 
+/* Sender: the buffer of a send given up may be freed; this rank writes no
+ * chunk from it again (the transport's forget op). */
+void tern_shm_xfer_forget(const void *buf, size_t len);
+
 #endif
