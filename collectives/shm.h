@@ -104,10 +104,12 @@ struct tern_coll_shm_op {
  * (kind + 1) in the low 5 bits, the root of a rooted one (modulo 2048)
  * above; for an operation a member gave up, 5 bits all ones and its error
  * code (negated) above. */
+#define TERN_COLL_SHM_SIG_KIND_BITS 5
 static inline uint16_t tern_coll_shm_sig(enum tern_coll_kind kind, int root)
 {
     int rooted = kind == TERN_COLL_BCAST || kind == TERN_COLL_REDUCE;
-    return (uint16_t)(((unsigned)kind + 1) | (rooted ? (unsigned)root << 5 : 0));
+    return (uint16_t)(((unsigned)kind + 1) |
+                      (rooted ? (unsigned)root << TERN_COLL_SHM_SIG_KIND_BITS : 0));
 }
 
 /* For a step that still waits, once it has waited TERN_COLL_SHM_CHECK_POLLS

@@ -25,7 +25,7 @@
 #include "tern/log.h"
 
 #define SIG_BITS 16
-#define KIND_BITS 5
+#define KIND_BITS TERN_COLL_SHM_SIG_KIND_BITS
 #define SIG_MASK ((1u << SIG_BITS) - 1)
 
 #define FAILED_KIND ((1u << KIND_BITS) - 1)
