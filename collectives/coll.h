@@ -115,6 +115,13 @@ static inline void tern_coll_args_init(struct tern_coll_args *a, enum tern_coll_
     a->call = NULL;
 }
 
+/* Whether a collective of this kind has a root. */
+static inline int tern_coll_rooted(enum tern_coll_kind k)
+{
+    return k == TERN_COLL_BCAST || k == TERN_COLL_REDUCE || k == TERN_COLL_GATHER ||
+           k == TERN_COLL_GATHERV || k == TERN_COLL_SCATTER || k == TERN_COLL_SCATTERV;
+}
+
 /* Runs a collective over the whole communicator (it sets a->size and
  * a->rank from a->comm): blocking when req is NULL, else *req is the
  * request of the nonblocking call. TERN_ENOTSUP if the collective has no

@@ -208,7 +208,7 @@ void tern_coll_shm_input_publish(const struct tern_coll_shm_op *op, size_t bytes
         tern_coll_shm_wake_others(op);
         return;
     }
-    tern_coll_shm_cell(op, me)->bytes = (uint64_t)op->sig << 48 | bytes;
+    tern_coll_shm_cell(op, me)->bytes = (uint64_t)op->sig << TERN_COLL_SHM_SIG_SHIFT | bytes;
     tern_coll_shm_publish(op, TERN_COLL_SHM_INPUT);
 }
 
@@ -226,11 +226,11 @@ int tern_coll_shm_input_arrived(struct tern_coll_shm_op *op, int r, uint64_t *by
     if (atomic_load_explicit(&c->seq, memory_order_acquire) < op->seq)
         return 0;
     uint64_t b = c->bytes;
-    if (b >> 48 != op->sig) {
-        tern_coll_shm_fail(op, r, (uint16_t)(b >> 48));
+    if (b >> TERN_COLL_SHM_SIG_SHIFT != op->sig) {
+        tern_coll_shm_fail(op, r, (uint16_t)(b >> TERN_COLL_SHM_SIG_SHIFT));
         return 0;
     }
-    *bytes = b & (((uint64_t)1 << 48) - 1);
+    *bytes = b & (((uint64_t)1 << TERN_COLL_SHM_SIG_SHIFT) - 1);
     return 1;
 }
 

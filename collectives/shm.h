@@ -107,10 +107,12 @@ struct tern_coll_shm_op {
 #define TERN_COLL_SHM_SIG_KIND_BITS 5
 static inline uint16_t tern_coll_shm_sig(enum tern_coll_kind kind, int root)
 {
-    int rooted = kind == TERN_COLL_BCAST || kind == TERN_COLL_REDUCE;
     return (uint16_t)(((unsigned)kind + 1) |
-                      (rooted ? (unsigned)root << TERN_COLL_SHM_SIG_KIND_BITS : 0));
+                      (tern_coll_rooted(kind) ? (unsigned)root << TERN_COLL_SHM_SIG_KIND_BITS
+                                              : 0));
 }
+/* A cell's `bytes` word: the size below this bit, the sig above. */
+#define TERN_COLL_SHM_SIG_SHIFT 48
 
 /* For a step that still waits, once it has waited TERN_COLL_SHM_CHECK_POLLS
  * polls, and then at most once per TERN_COLL_SHM_CHECK_NS:

@@ -98,7 +98,7 @@ int tern_coll_shm_check_due(struct tern_coll_shm_op *op)
             continue;
         const struct tern_shm_coll_cell *c = tern_coll_shm_cell(op, r);
         uint64_t cell = atomic_load_explicit(&c->seq, memory_order_acquire) == op->seq
-                      ? op->seq << SIG_BITS | c->bytes >> 48 : 0;
+                      ? op->seq << SIG_BITS | c->bytes >> TERN_COLL_SHM_SIG_SHIFT : 0;
         if (differs(op, r, atomic_load_explicit(&v->reduced[r].stuck, memory_order_acquire)) ||
             differs(op, r, atomic_load_explicit(&v->reduced[r].finished,
                                                 memory_order_acquire)) ||

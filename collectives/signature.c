@@ -29,12 +29,6 @@ static int field(int tag, int shift, int bits)
     return (tag >> shift) & ((1 << bits) - 1);
 }
 
-static int rooted(enum tern_coll_kind k)
-{
-    return k == TERN_COLL_BCAST || k == TERN_COLL_REDUCE || k == TERN_COLL_GATHER ||
-           k == TERN_COLL_GATHERV || k == TERN_COLL_SCATTER || k == TERN_COLL_SCATTERV;
-}
-
 int tern_coll_signature_failed(int code)
 {
     int c = -code > 0 && -code < (1 << CODE_BITS) ? -code : -TERN_EOTHER;
@@ -44,7 +38,7 @@ int tern_coll_signature_failed(int code)
 int tern_coll_signature(const struct tern_coll_args *a, const struct tern_coll_algo *algo)
 {
     int index = tern_coll_algo_index(a->kind, algo);
-    int root = rooted(a->kind) ? a->root : 0;
+    int root = tern_coll_rooted(a->kind) ? a->root : 0;
     return ((int)a->kind + 1) << KIND_SHIFT |
            (index & ((1 << ALGO_BITS) - 1)) << ALGO_SHIFT |
            (root & ((1 << ROOT_BITS) - 1)) << ROOT_SHIFT;
