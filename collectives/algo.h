@@ -58,6 +58,8 @@ const char *tern_coll_call_name(enum tern_coll_kind kind);
 /* An algorithm's index in its collective's menu, and the name at an
  * index: for the signatures of calls (signature.h). */
 int tern_coll_algo_index(enum tern_coll_kind kind, const struct tern_coll_algo *algo);
+/* The same for the algorithm that `build` builds (0 if none). */
+int tern_coll_builder_index(enum tern_coll_kind kind, tern_coll_builder *build);
 const char *tern_coll_algo_name(enum tern_coll_kind kind, int index);
 
 /* Helpers for builders. */

@@ -182,7 +182,10 @@ int tern_coll_allgather_shm_run(const struct tern_coll_args *a)
      * the call fails before any message.) */
     if (!tern_coll_shm_runnable(a) || too_large(a))
         return TERN_EAGAIN;
-    struct allgather_op x = { .a = a };
+    /* Field by field: an initializer zeroed it with a `rep stos`. */
+    struct allgather_op x;
     tern_coll_shm_op_init(&x.op, a);
+    x.a = a;
+    x.large = x.mismatch = 0;
     return tern_coll_shm_run(&x.op, steps, NSTEPS);
 }

@@ -77,6 +77,17 @@ static int all_arrived(void *op)
     return tern_coll_shm_all_reached(op, TERN_COLL_SHM_ARRIVED);
 }
 
+/* This algorithm's signature in tags (signature.h), found once. */
+static int signature(void)
+{
+    static int sig = -1;
+    if (sig < 0)
+        sig = tern_coll_signature_of(TERN_COLL_BARRIER,
+                                     tern_coll_builder_index(TERN_COLL_BARRIER,
+                                                             tern_coll_barrier_shm), 0);
+    return sig;
+}
+
 int tern_coll_barrier_quick(struct tern_comm *comm, const char *call)
 {
     struct tern_coll_shm *sh = comm->shm;
@@ -87,10 +98,11 @@ int tern_coll_barrier_quick(struct tern_comm *comm, const char *call)
     if (!sh || sh->slot < 0 || sh->done_seq != sh->next_seq
         || !tern_coll_may_skip_select(TERN_COLL_BARRIER, tern_coll_barrier_shm))
         return TERN_EAGAIN;
-    struct tern_coll_shm_op op = { .sh = sh, .comm = comm, .seq = ++sh->next_seq,
-                                   .call = call, .sig = tern_coll_shm_sig(TERN_COLL_BARRIER, 0) };
-    /* The tag the schedule would have taken (tern_coll_run). */
-    comm->coll_seq++;
+    /* The number the schedule would have taken (tern_coll_run). */
+    uint64_t n = comm->coll_seq++;
+    struct tern_coll_stamp stamp = { n, (int)(n & TERN_COLL_SEQ_MASK) | signature(), 0 };
+    struct tern_coll_shm_op op;
+    tern_coll_shm_op_start(&op, comm, TERN_COLL_BARRIER, &stamp, call);
     tern_coll_shm_publish(&op, TERN_COLL_SHM_ARRIVED);
     if (!all_arrived(&op) && tern_coll_shm_wait(&op, all_arrived, &op))
         return op.failed;

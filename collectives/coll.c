@@ -62,13 +62,16 @@ int tern_coll_run(struct tern_coll_args *a, struct tern_request **req)
     const struct tern_coll_algo *algo = tern_coll_select(a);
     if (!algo)
         return TERN_ENOTSUP;
+    a->stamp.seq = a->comm->coll_seq;
+    a->stamp.tag = (int)(a->stamp.seq & TERN_COLL_SEQ_MASK) | tern_coll_signature(a, algo);
+    a->stamp.root = tern_coll_rooted(a->kind) ? a->root : 0;
     if (req) {
         struct tern_sched *s = tern_sched_new(a->comm);
         if (!s)
             return TERN_ENOMEM;
         keep_objects(s, a);
         s->call = a->call;
-        tern_sched_sign(s, tern_coll_signature(a, algo));
+        tern_sched_sign(s, &a->stamp);
         algo->build(s, a);
         return tern_sched_start(s, req);
     }
@@ -84,7 +87,7 @@ int tern_coll_run(struct tern_coll_args *a, struct tern_request **req)
     struct tern_sched s;
     tern_sched_init(&s, a->comm);
     s.call = a->call;
-    tern_sched_sign(&s, tern_coll_signature(a, algo));
+    tern_sched_sign(&s, &a->stamp);
     algo->build(&s, a);
     return tern_sched_start(&s, NULL);
 }

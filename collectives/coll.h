@@ -35,6 +35,8 @@
 
 #include <mpi.h>
 
+#include "collectives/signature.h"
+
 struct tern_comm;
 struct tern_dtype;
 struct tern_op;
@@ -90,6 +92,9 @@ struct tern_coll_args {
     /* The MPI function ("MPI_Bcast"), for the report of a long wait; NULL
      * for the collectives the library runs inside other calls. */
     const char *call;
+    /* The call's number, tag and root (signature.h), which its messages
+     * and its shared-memory operation carry: tern_coll_run sets it. */
+    struct tern_coll_stamp stamp;
 };
 
 /* Starts a for a call of `kind` with buffers sbuf and rbuf (and root, for

@@ -20,7 +20,9 @@ void tern_sched_init(struct tern_sched *s, struct tern_comm *comm)
 {
     s->comm = comm;
     s->ctx = comm->ctx + 1;
-    s->tag = (int)(comm->coll_seq++ & TERN_COLL_SEQ_MASK);
+    s->stamp.seq = comm->coll_seq++;
+    s->stamp.tag = (int)(s->stamp.seq & TERN_COLL_SEQ_MASK);
+    s->stamp.root = 0;
     s->error = 0;
     s->view = NULL;
     s->steps = s->inline_steps;
@@ -49,11 +51,14 @@ void tern_sched_init(struct tern_sched *s, struct tern_comm *comm)
     s->arena_used = 0;
     s->stalls = 0;
     s->arrivals_seen = 0;
+    s->waited_round = 0;
+    s->waited_since = 0;
+    s->inquired_round = 0;
 }
 
-void tern_sched_sign(struct tern_sched *s, int signature)
+void tern_sched_sign(struct tern_sched *s, const struct tern_coll_stamp *stamp)
 {
-    s->tag = (s->tag & TERN_COLL_SEQ_MASK) | signature;
+    s->stamp = *stamp;
 }
 
 struct tern_sched *tern_sched_new(struct tern_comm *comm)

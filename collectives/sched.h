@@ -36,7 +36,8 @@
  * user messages nor those of another collective in flight; the tag also
  * carries the call's signature (signature.h), and a schedule that waits
  * for a peer whose message for the same call has another one fails
- * instead of waiting for ever.
+ * instead of waiting for ever; after a long wait it asks the ranks it
+ * waits for which call they are in (notice.h).
  */
 #ifndef TERN_COLLECTIVES_SCHED_H
 #define TERN_COLLECTIVES_SCHED_H
@@ -44,6 +45,8 @@
 #include <stdalign.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "collectives/signature.h"
 
 struct tern_comm;
 struct tern_dtype;
@@ -81,7 +84,7 @@ struct tern_step {
 struct tern_sched {
     struct tern_comm *comm;
     uint32_t ctx;
-    int tag;
+    struct tern_coll_stamp stamp;   /* The call: its number, tag and root. */
     int error;                      /* First error, building or running. */
     const int *view;                /* See tern_sched_view(). */
 
@@ -104,6 +107,9 @@ struct tern_sched {
 
     int stalls;                     /* Advances that found it waiting. */
     unsigned long arrivals_seen;    /* Unexpected messages at its last check. */
+    int waited_round;               /* 1 + the round it waits in since */
+    uint64_t waited_since;          /* ... this time (ns), */
+    int inquired_round;             /* 1 + the last round it sent inquiries. */
     const char *call;               /* tern_coll_args.call: "MPI_Bcast",
                                        or NULL (the library's own). */
     struct tern_request *req;       /* The collective's request. */
@@ -123,8 +129,10 @@ struct tern_sched {
 /* Prepares an empty schedule on comm and takes the call's tag. */
 void tern_sched_init(struct tern_sched *s, struct tern_comm *comm);
 
-/* Puts a call's signature (signature.h) into the schedule's tag. */
-void tern_sched_sign(struct tern_sched *s, int signature);
+/* Gives the schedule the stamp of the call it runs (signature.h: the tag
+ * with its signature, and the root), which tern_coll_run made while the
+ * schedule took the same number. */
+void tern_sched_sign(struct tern_sched *s, const struct tern_coll_stamp *stamp);
 
 /* Steps of the current round. */
 void tern_sched_send(struct tern_sched *s, const void *buf, size_t count,

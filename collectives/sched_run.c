@@ -8,12 +8,14 @@
 
 #include "collectives/sched.h"
 #include "collectives/sched_int.h"
+#include "collectives/notice.h"
 #include "collectives/signature.h"
 #include "libmpi/core/comm.h"
 #include "libmpi/core/datatype.h"
 #include "libmpi/core/op.h"
 #include "libmpi/core/request.h"
 #include "libmpi/p2p/p2p.h"
+#include "tern/clock.h"
 #include "tern/err.h"
 #include "tern/log.h"
 
@@ -65,16 +67,6 @@ static int request_error(const struct tern_request *r)
     return r->st_bytes < r->len ? TERN_ETRUNCATE : 0;
 }
 
-/* After an error on this rank, each send of the call carries no data but
- * the signature of a failed call (signature.h), so that its receiver fails
- * too rather than go on with data this rank did not compute. */
-static int send_failed(struct tern_sched *s, int peer, struct tern_request **r)
-{
-    int tag = (s->tag & TERN_COLL_SEQ_MASK) | tern_coll_signature_failed(s->error);
-    return tern_p2p_isend(NULL, 0, tern_dtype_get(MPI_BYTE), peer, tag, s->comm, s->ctx,
-                          TERN_SEND_STANDARD, r);
-}
-
 /* Whether a POLL step passed since the progress hook last asked, so that
  * a wait that only polls shared memory counts as progress. */
 static int polls_passed;
@@ -110,14 +102,15 @@ static void post_round(struct tern_sched *s)
             st->call(s, st->dst);
             break;
         case TERN_STEP_SEND:
+            /* After an error, a failure notice in place of the data. */
             if (s->error)
-                rc = send_failed(s, st->peer, &r);
+                rc = tern_coll_notify_failure(s->comm, &s->stamp, s->error, st->peer, &r);
             else
-                rc = tern_p2p_isend(st->src, st->count, st->dt, st->peer, s->tag, s->comm,
+                rc = tern_p2p_isend(st->src, st->count, st->dt, st->peer, s->stamp.tag, s->comm,
                                     s->ctx, TERN_SEND_STANDARD, &r);
             break;
         case TERN_STEP_RECV:
-            rc = tern_p2p_irecv(st->dst, st->count, st->dt, st->peer, s->tag, s->comm,
+            rc = tern_p2p_irecv(st->dst, st->count, st->dt, st->peer, s->stamp.tag, s->comm,
                                 s->ctx, &r);
             break;
         }
@@ -170,10 +163,10 @@ static int advance(struct tern_sched *s)
  * mismatched call: a peer that is merely behind never costs the search. */
 #define STALLS_BEFORE_CHECK 16
 
-/* Gives up a schedule whose rank `peer` made another call or failed in
- * this one, as the tag `theirs` of its message shows. It says how (the
- * failure of another rank only at verbose level 1: that rank says why),
- * and then:
+/* Gives up a schedule whose call failed with error rc, because another
+ * rank made another call or failed in this one, which `why` explains (the
+ * failure of another rank only at verbose level 1: that rank says why);
+ * then:
  * - receives the messages of this call that wait here, of any signature,
  *   and drops them, so that their senders are not left waiting for a
  *   receive and none of them stays behind;
@@ -182,25 +175,21 @@ static int advance(struct tern_sched *s)
  *   buffers the call must not leave to them), and leaves its sends in
  *   flight to finish from copies of their own, MPI_Finalize not waiting
  *   for them (tern_p2p_abandon);
- * - sends every other rank an empty message of a failed call, which fails
- *   the call on any rank that waits for this one in any way (a rank whose
+ * - sends every other rank a failure notice (notice.h), which fails the
+ *   call on any rank that waits for this one in any way (a rank whose
  *   call ends without it keeps the message: after an error the
  *   communicator is left as MPI leaves it, undefined);
  * - skips the rounds left, so that the call completes with the error once
  *   the receives under way are in. */
-static void give_up(struct tern_sched *s, int peer, int theirs)
+static void give_up(struct tern_sched *s, int rc, const char *why, int failure)
 {
-    char why[400];
-    int rc = tern_coll_signature_conflict(s->tag, theirs, peer, why, sizeof why);
     const char *call = s->call ? s->call : "a collective run inside another MPI call";
-    /* Another rank's failure (its own error says why), or a call of its own? */
-    int failure = (theirs & ~TERN_COLL_SEQ_MASK) == tern_coll_signature_failed(rc);
     if (!failure)
         tern_log("%s on %s: %s", call, tern_comm_label(s->comm), why);
     else
         TERN_LOG(1, "%s on %s: %s", call, tern_comm_label(s->comm), why);
     note_error(s, rc);
-    tern_p2p_discard_unexp(s->comm, s->ctx, s->tag, TERN_COLL_SEQ_MASK);
+    tern_p2p_discard_unexp(s->comm, s->ctx, s->stamp.tag, TERN_COLL_SEQ_MASK);
     int kept = 0;
     for (int i = 0; i < s->nreqs; i++) {
         struct tern_request *r = s->reqs[i];
@@ -210,11 +199,7 @@ static void give_up(struct tern_sched *s, int peer, int theirs)
         else
             tern_p2p_abandon(r);
     }
-    for (int q = 0; q < s->comm->size; q++) {
-        struct tern_request *told = NULL;
-        if (q != s->comm->rank && !send_failed(s, q, &told) && told)
-            tern_p2p_abandon(told);
-    }
+    tern_coll_announce_failure(s->comm, &s->stamp, s->error);
     /* The receives kept make the last round, which is not posted again. */
     s->nreqs = kept;
     s->posted = 1;
@@ -222,28 +207,75 @@ static void give_up(struct tern_sched *s, int peer, int theirs)
 }
 
 /* Whether a message from `peer` that arrived unexpected shows that peer
- * made another call (signature.h); gives up the schedule if so. */
+ * made another call (signature.h), or failed in this one; gives up the
+ * schedule if so. */
 static int conflict_from(struct tern_sched *s, int peer)
 {
-    int theirs = tern_p2p_unexp_conflict(s->ctx, peer, s->tag, TERN_COLL_SEQ_MASK);
+    int from;
+    int theirs = tern_p2p_unexp_conflict(s->ctx, peer, s->stamp.tag, TERN_COLL_SEQ_MASK, &from);
     if (theirs < 0)
         return 0;
-    give_up(s, peer, theirs);
+    char why[400];
+    int rc = tern_coll_signature_conflict(s->stamp.tag, theirs, peer, why, sizeof why);
+    give_up(s, rc, why, tern_coll_call_id_of(theirs).failed != 0);
     return 1;
 }
 
-/* For a schedule that waits for messages of its round: once new messages
- * arrived unexpected, looks among them for one from a rank it still
- * exchanges messages with (in this round or a later one) that is of the
- * same call but has another signature. 1 if it found one and gave up. */
+/* Whether receive i of the round has a peer that an earlier unfinished
+ * receive of the round has too. */
+static int peer_seen(const struct tern_sched *s, int i)
+{
+    for (int j = 0; j < i; j++)
+        if (!s->reqs[j]->done && s->reqs[j]->kind == TERN_REQ_RECV &&
+            s->reqs[j]->rank == s->reqs[i]->rank)
+            return 1;
+    return 0;
+}
+
+/* Once the schedule has waited TERN_COLL_INQUIRE_AFTER_NS in one round,
+ * sends each rank whose message it still waits for an inquiry (notice.h),
+ * once per round. */
+static void inquire(struct tern_sched *s)
+{
+    int round = s->cur + 1;
+    if (s->inquired_round == round)
+        return;
+    uint64_t now = tern_clock_ns();
+    if (s->waited_round != round) {
+        s->waited_round = round;
+        s->waited_since = now;
+        return;
+    }
+    if (now - s->waited_since < TERN_COLL_INQUIRE_AFTER_NS)
+        return;
+    s->inquired_round = round;
+    for (int i = 0; i < s->nreqs; i++)
+        if (!s->reqs[i]->done && s->reqs[i]->kind == TERN_REQ_RECV && !peer_seen(s, i))
+            tern_coll_inquire(s->comm, &s->stamp, s->reqs[i]->rank);
+}
+
+/* For a schedule that waits for messages of its round: inquires after a
+ * long wait, and once new messages arrived unexpected, looks among them
+ * for an inquiry about another call, from any rank, and for a message from
+ * a rank it still exchanges messages with (in this round or a later one)
+ * that is of the same call but has another signature. 1 if it found one
+ * and gave up. */
 static int mismatched(struct tern_sched *s)
 {
     if (!s->posted || ++s->stalls < STALLS_BEFORE_CHECK)
         return 0;
+    inquire(s);
     unsigned long n = tern_p2p_unexp_arrivals();
     if (n == s->arrivals_seen)
         return 0;
     s->arrivals_seen = n;
+    /* First, as they have another signature too. */
+    char why[400];
+    int from, rc = tern_coll_inquiries(s->comm, &s->stamp, &from, why, sizeof why);
+    if (rc) {
+        give_up(s, rc, why, 0);
+        return 1;
+    }
     for (int i = 0; i < s->nreqs; i++)
         if (!s->reqs[i]->done && conflict_from(s, s->reqs[i]->rank))
             return 1;

@@ -113,6 +113,15 @@ int tern_coll_algo_index(enum tern_coll_kind kind, const struct tern_coll_algo *
     return algo >= m->algos && algo < m->algos + m->nalgos ? (int)(algo - m->algos) : 0;
 }
 
+int tern_coll_builder_index(enum tern_coll_kind kind, tern_coll_builder *build)
+{
+    const struct tern_coll_menu *m = tables[kind].menu;
+    for (int i = 0; i < m->nalgos; i++)
+        if (m->algos[i].build == build)
+            return i;
+    return 0;
+}
+
 const char *tern_coll_algo_name(enum tern_coll_kind kind, int index)
 {
     const struct tern_coll_menu *m = tables[kind].menu;

@@ -110,14 +110,23 @@ void tern_coll_shm_unpack(void *buf, size_t count, const struct tern_dtype *dt,
 
 void tern_coll_shm_op_init(struct tern_coll_shm_op *op, const struct tern_coll_args *a)
 {
-    op->sh = a->comm->shm;
-    op->comm = a->comm;
+    tern_coll_shm_op_start(op, a->comm, a->kind, &a->stamp, a->call);
+}
+
+void tern_coll_shm_op_start(struct tern_coll_shm_op *op, struct tern_comm *comm,
+                            enum tern_coll_kind kind, const struct tern_coll_stamp *stamp,
+                            const char *call)
+{
+    op->sh = comm->shm;
+    op->comm = comm;
     op->seq = ++op->sh->next_seq;
     op->no_tiny = 0;
-    op->call = a->call;
-    op->sig = tern_coll_shm_sig(a->kind, a->root);
+    op->call = call;
+    op->sig = tern_coll_shm_sig(kind, stamp->root);
+    op->stamp = *stamp;
     op->polls = 0;
     op->checked_ns = 0;
+    op->arrivals_seen = 0;
     op->failed = 0;
     op->steps = NULL;
     op->nsteps = op->next = op->first_error = 0;

@@ -91,8 +91,10 @@ struct tern_coll_shm_op {
     int no_tiny;
     const char *call;               /* tern_coll_args.call. */
     uint16_t sig;                   /* Which call: tern_coll_shm_sig(). */
+    struct tern_coll_stamp stamp;   /* The same as its messages say it. */
     unsigned polls;                 /* Waits in it, for tern_coll_shm_check(), */
-    uint64_t checked_ns;            /* ... and when it last looked. */
+    uint64_t checked_ns;            /* ... when it last looked, */
+    unsigned long arrivals_seen;    /* ... and the unexpected messages then. */
     int failed;                     /* Its error, once the rank gave it up. */
     /* Its steps, run in order by tern_coll_shm_steps(). */
     tern_sched_poll_fn *const *steps;
@@ -137,8 +139,14 @@ static inline int tern_coll_shm_check(struct tern_coll_shm_op *op)
  * give up too. The steps left do not run (shm_wait.c, add_steps). */
 void tern_coll_shm_fail(struct tern_coll_shm_op *op, int r, uint16_t theirs);
 
-/* Fills op for the next operation on a->comm. */
+/* Fills op for the next operation on a->comm; the same for a call of
+ * `kind` on comm with its stamp (signature.h) and its MPI function's name,
+ * for a caller without arguments (tern_coll_barrier_quick). Field by field,
+ * as the struct is on the fast path of every call. */
 void tern_coll_shm_op_init(struct tern_coll_shm_op *op, const struct tern_coll_args *a);
+void tern_coll_shm_op_start(struct tern_coll_shm_op *op, struct tern_comm *comm,
+                            enum tern_coll_kind kind, const struct tern_coll_stamp *stamp,
+                            const char *call);
 
 /* For POLL steps: whether this rank finished the operation before op (so
  * op may start), and the end of op on this rank (published in its `done`

@@ -10,6 +10,13 @@
  * operation up, and a member that gave up finishes with the sig of a
  * failed call, which makes the members that wait for it give up too.
  *
+ * A member that made its call on messages publishes nothing here, so the
+ * wait also looks at the messages that arrived (as a schedule does,
+ * sched_run.c, and notice.h): one of this call's number with another
+ * signature, or an inquiry about another call from a rank that waits for
+ * a message from this one, fails the operation, and every other rank then
+ * gets a failure notice.
+ *
  * Nothing of this runs before a wait has lasted TERN_COLL_SHM_CHECK_POLLS
  * polls, and then at most once per TERN_COLL_SHM_CHECK_NS (a waiting rank
  * that sleeps polls when woken, or every 100 ms), except the sig that every
@@ -17,10 +24,12 @@
  * the operation writes anyway.
  */
 #include <stdio.h>
-#include <time.h>
 
+#include "collectives/notice.h"
 #include "collectives/shm.h"
 #include "collectives/signature.h"
+#include "libmpi/p2p/p2p.h"
+#include "tern/clock.h"
 #include "tern/err.h"
 #include "tern/log.h"
 
@@ -41,15 +50,13 @@ static struct tern_coll_call_id decode(uint16_t sig)
     };
 }
 
-void tern_coll_shm_fail(struct tern_coll_shm_op *op, int r, uint16_t theirs)
+/* Gives op up with error rc, which `why` explains (the failure of another
+ * rank only at verbose level 1: that rank says why). */
+static void give_up(struct tern_coll_shm_op *op, int rc, const char *why, int failure)
 {
-    if (op->failed)
-        return;
-    struct tern_coll_call_id mine = decode(op->sig), other = decode(theirs);
-    char why[400];
-    op->failed = tern_coll_explain_conflict(&mine, &other, r, why, sizeof why);
+    op->failed = rc;
     const char *call = op->call ? op->call : "a collective run inside another MPI call";
-    if (!other.failed)
+    if (!failure)
         tern_log("%s on %s (through shared memory): %s", call, tern_comm_label(op->comm), why);
     else
         TERN_LOG(1, "%s on %s (through shared memory): %s", call, tern_comm_label(op->comm),
@@ -60,6 +67,49 @@ void tern_coll_shm_fail(struct tern_coll_shm_op *op, int r, uint16_t theirs)
     op->sig = (uint16_t)(FAILED_KIND | (unsigned)-op->failed << KIND_BITS);
     tern_coll_shm_finish(op);
     op->sig = sig;
+}
+
+void tern_coll_shm_fail(struct tern_coll_shm_op *op, int r, uint16_t theirs)
+{
+    if (op->failed)
+        return;
+    struct tern_coll_call_id mine = decode(op->sig), other = decode(theirs);
+    char why[400];
+    int rc = tern_coll_explain_conflict(&mine, &other, r, why, sizeof why);
+    give_up(op, rc, why, other.failed);
+}
+
+/* Whether a message shows that another rank made another call for op, as
+ * a schedule looks (sched_run.c): an inquiry about another call from a
+ * rank that waits for this one, or a message of the call's number with
+ * another signature, from a rank that ran an algorithm on messages (or
+ * failed) and went on. Gives op up if so: drops the call's messages that
+ * wait here, and sends every other rank a failure notice, since a rank
+ * that waits for a message does not look at shared memory. */
+static int messages_differ(struct tern_coll_shm_op *op)
+{
+    unsigned long n = tern_p2p_unexp_arrivals();
+    if (n == op->arrivals_seen)
+        return 0;
+    op->arrivals_seen = n;
+    struct tern_comm *comm = op->comm;
+    const struct tern_coll_stamp *c = &op->stamp;
+    char why[400];
+    int from, failure = 0;
+    /* Inquiries first, as they have another signature too. */
+    int rc = tern_coll_inquiries(comm, c, &from, why, sizeof why);
+    if (!rc) {
+        int theirs = tern_p2p_unexp_conflict(comm->ctx + 1, -1, c->tag, TERN_COLL_SEQ_MASK,
+                                             &from);
+        if (theirs < 0)
+            return 0;
+        rc = tern_coll_signature_conflict(c->tag, theirs, from, why, sizeof why);
+        failure = tern_coll_call_id_of(theirs).failed != 0;
+    }
+    give_up(op, rc, why, failure);
+    tern_p2p_discard_unexp(comm, comm->ctx + 1, c->tag, TERN_COLL_SEQ_MASK);
+    tern_coll_announce_failure(comm, c, rc);
+    return 1;
 }
 
 /* Whether a word of member r (seq << 16 | sig) shows it in this
@@ -76,9 +126,7 @@ int tern_coll_shm_check_due(struct tern_coll_shm_op *op)
 {
     if (op->failed)
         return op->failed;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    uint64_t now = tern_clock_ns();
     if (op->checked_ns && now - op->checked_ns < TERN_COLL_SHM_CHECK_NS)
         return 0;
     op->checked_ns = now;
@@ -105,5 +153,5 @@ int tern_coll_shm_check_due(struct tern_coll_shm_op *op)
             differs(op, r, cell))
             return op->failed;
     }
-    return 0;
+    return messages_differ(op) ? op->failed : 0;
 }

@@ -35,13 +35,21 @@ int tern_coll_signature_failed(int code)
     return FAILED_KIND << KIND_SHIFT | c << ALGO_SHIFT;
 }
 
+int tern_coll_signature_inquiry(void)
+{
+    return FAILED_KIND << KIND_SHIFT;
+}
+
+int tern_coll_signature_of(int kind, int index, int root)
+{
+    return (kind + 1) << KIND_SHIFT | (index & ((1 << ALGO_BITS) - 1)) << ALGO_SHIFT |
+           (root & ((1 << ROOT_BITS) - 1)) << ROOT_SHIFT;
+}
+
 int tern_coll_signature(const struct tern_coll_args *a, const struct tern_coll_algo *algo)
 {
-    int index = tern_coll_algo_index(a->kind, algo);
-    int root = tern_coll_rooted(a->kind) ? a->root : 0;
-    return ((int)a->kind + 1) << KIND_SHIFT |
-           (index & ((1 << ALGO_BITS) - 1)) << ALGO_SHIFT |
-           (root & ((1 << ROOT_BITS) - 1)) << ROOT_SHIFT;
+    return tern_coll_signature_of((int)a->kind, tern_coll_algo_index(a->kind, algo),
+                                  tern_coll_rooted(a->kind) ? a->root : 0);
 }
 
 /* "MPI_Bcast", or what the library's own schedules are. */
@@ -84,8 +92,7 @@ int tern_coll_explain_conflict(const struct tern_coll_call_id *mine,
     return TERN_ETRUNCATE;
 }
 
-/* The call a tag's signature names. */
-static struct tern_coll_call_id decode(int tag)
+struct tern_coll_call_id tern_coll_call_id_of(int tag)
 {
     return (struct tern_coll_call_id){
         .kind = field(tag, KIND_SHIFT, KIND_BITS),
@@ -98,6 +105,6 @@ static struct tern_coll_call_id decode(int tag)
 
 int tern_coll_signature_conflict(int mine, int theirs, int src, char *buf, size_t len)
 {
-    struct tern_coll_call_id m = decode(mine), t = decode(theirs);
+    struct tern_coll_call_id m = tern_coll_call_id_of(mine), t = tern_coll_call_id_of(theirs);
     return tern_coll_explain_conflict(&m, &t, src, buf, len);
 }

@@ -27,6 +27,7 @@
 #define TERN_COLLECTIVES_SIGNATURE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct tern_coll_algo;
 struct tern_coll_args;
@@ -43,9 +44,25 @@ struct tern_coll_args;
  * the algorithm and the root. */
 int tern_coll_signature_failed(int code);
 
+/* The signature of an inquiry (inquiry.h): a failed call's bits with
+ * code 0, which no failed call has. */
+int tern_coll_signature_inquiry(void);
+
 /* The signature bits of a call that runs `algo`, in their place in the
- * tag (to be ORed into the sequence number). */
+ * tag (to be ORed into the sequence number); the same from the
+ * collective, the algorithm's index in its menu and the root (0 for the
+ * collectives without one). */
 int tern_coll_signature(const struct tern_coll_args *a, const struct tern_coll_algo *algo);
+int tern_coll_signature_of(int kind, int index, int root);
+
+/* A call as another rank's call compares with it: its whole number on the
+ * communicator, its tag (the number's low bits and the signature) and its
+ * whole root (0 for the collectives without one). */
+struct tern_coll_stamp {
+    uint64_t seq;
+    int tag;
+    int root;
+};
 
 /* What identifies a call, as far as the ranks can compare it: the
  * collective (kind + 1; 0 for the library's own schedules), the index of
@@ -54,6 +71,10 @@ int tern_coll_signature(const struct tern_coll_args *a, const struct tern_coll_a
 struct tern_coll_call_id {
     int kind, algo, root, failed;
 };
+
+/* The call that a tag's signature names (its root: the two bits the tag
+ * has of it). */
+struct tern_coll_call_id tern_coll_call_id_of(int tag);
 
 /* Explains, into buf, how rank src's call differs from this rank's, and
  * returns the error the call fails with: the other rank's error if it

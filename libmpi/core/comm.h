@@ -70,7 +70,7 @@ struct tern_request;
 struct tern_comm {
     uint32_t magic;
     uint32_t ctx;
-    uint32_t coll_seq;              /* Tag of the next collective call. */
+    uint64_t coll_seq;              /* Number of the next collective call. */
     int rank;
     int size;
     int *world;                     /* world[r] = world rank of rank r. */

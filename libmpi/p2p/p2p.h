@@ -59,10 +59,19 @@ int tern_p2p_imrecv(void *buf, size_t count, const struct tern_dtype *dt,
 /* For the check of collectives whose ranks made different calls
  * (collectives/signature.h): how many messages have arrived unexpected so
  * far, and the tag of the earliest unexpected message from src (a rank of
- * the communicator) on ctx whose tag equals `tag` in the bits of `mask`
- * and differs in the others, or -1. */
+ * the communicator, or any rank if src < 0; *from: its sender) on ctx
+ * whose tag equals `tag` in the bits of `mask` and differs in the others,
+ * unless, from one sender, a message with `tag` itself comes first; else
+ * -1. */
 unsigned long tern_p2p_unexp_arrivals(void);
-int tern_p2p_unexp_conflict(uint32_t ctx, int src, int tag, int mask);
+int tern_p2p_unexp_conflict(uint32_t ctx, int src, int tag, int mask, int *from);
+/* Receives the earliest unexpected message on ctx (comm's) tagged `tag`,
+ * from any rank, into buf: its length (*from: its sender), or -1 if there
+ * is none (or no memory to take it in: it stays). A message longer than
+ * len, or one that is not in at once (not eager), is received and
+ * dropped: -2. */
+long tern_p2p_take_unexp(struct tern_comm *comm, uint32_t ctx, int tag, void *buf, size_t len,
+                         int *from);
 /* Receives and drops every unexpected message on ctx (comm's) whose tag
  * equals `tag` in the bits of `mask`, from any rank: their senders
  * complete, and none stays behind. */

@@ -362,33 +362,62 @@ unsigned long tern_p2p_unexp_arrivals(void)
     return tern_p2p.unexp_arrivals;
 }
 
-int tern_p2p_unexp_conflict(uint32_t ctx, int src, int tag, int mask)
+int tern_p2p_unexp_conflict(uint32_t ctx, int src, int tag, int mask, int *from)
 {
     const struct tern_unexp *u = tern_match_unexp_conflict(&tern_p2p.mq, ctx, src, tag, mask, 0);
-    return u ? u->tag : -1;
+    if (!u)
+        return -1;
+    *from = u->src;
+    return u->tag;
+}
+
+/* Receives the unexpected message u, taken from the queue, into buf (room
+ * for all of it) if it is eager, else (or with buf NULL) into a buffer of
+ * its own, freed once it is in: 1 if it is in buf, 0 if not; -1 when
+ * memory ran out, and u is back in the queue. */
+static int take_in(struct tern_comm *comm, struct tern_unexp *u, void *buf)
+{
+    int eager = u->type == TERN_PKT_EAGER;
+    if (!eager)
+        buf = NULL;
+    struct tern_request *r = tern_request_alloc(TERN_REQ_RECV);
+    void *sink = r && !buf ? malloc(u->len ? u->len : 1) : NULL;
+    if (!r || (!buf && !sink)) {
+        if (r)
+            tern_request_free(r);
+        tern_match_add_unexp(&tern_p2p.mq, u);
+        return -1;
+    }
+    prepare_recv(r, buf ? buf : sink, u->len, tern_dtype_get(MPI_BYTE), comm);
+    r->owned = sink;
+    r->ctx = u->ctx;
+    r->rank = u->src;
+    r->tag = u->tag;
+    /* Eager data is in once delivered; the rest frees itself when done. */
+    r->user_freed = !eager;
+    tern_p2p_deliver_unexp(r, u);
+    if (eager)
+        tern_request_free(r);
+    return buf != NULL;
+}
+
+long tern_p2p_take_unexp(struct tern_comm *comm, uint32_t ctx, int tag, void *buf, size_t len,
+                         int *from)
+{
+    struct tern_unexp *u = tern_match_unexp(&tern_p2p.mq, ctx, MPI_ANY_SOURCE, tag, 1);
+    if (!u)
+        return -1;
+    *from = u->src;
+    long n = (long)u->len;
+    int in = take_in(comm, u, u->len <= len ? buf : NULL);
+    return in == 1 ? n : in == 0 ? -2 : -1;
 }
 
 void tern_p2p_discard_unexp(struct tern_comm *comm, uint32_t ctx, int tag, int mask)
 {
-    const struct tern_dtype *byte = tern_dtype_get(MPI_BYTE);
     struct tern_unexp *u;
     while ((u = tern_match_unexp_conflict(&tern_p2p.mq, ctx, -1, tag, mask, 1)) ||
-           (u = tern_match_unexp(&tern_p2p.mq, ctx, MPI_ANY_SOURCE, tag, 1))) {
-        struct tern_request *r = tern_request_alloc(TERN_REQ_RECV);
-        void *sink = r ? malloc(u->len ? u->len : 1) : NULL;
-        if (!sink) {
-            /* Without memory to take it in, the message stays. */
-            if (r)
-                tern_request_free(r);
-            tern_match_add_unexp(&tern_p2p.mq, u);
-            return;
-        }
-        prepare_recv(r, sink, u->len, byte, comm);
-        r->owned = sink;
-        r->user_freed = 1;
-        r->ctx = u->ctx;
-        r->rank = u->src;
-        r->tag = u->tag;
-        tern_p2p_deliver_unexp(r, u);
-    }
+           (u = tern_match_unexp(&tern_p2p.mq, ctx, MPI_ANY_SOURCE, tag, 1)))
+        if (take_in(comm, u, NULL) < 0)
+            return;    /* Without memory to take it in, the message stays. */
 }

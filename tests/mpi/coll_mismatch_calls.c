@@ -15,9 +15,16 @@
  *  - MPI_Allgather, rank 0 with blocks of 1 int, the others 2^16:
  *    MPI_ERR_TRUNCATE;
  *  - MPI_Reduce, rank 0 naming root 0 and the others root size - 1:
- *    MPI_ERR_ROOT. Not with the argument "messages" (the wrapper passes it
- *    when collectives use messages only): there both roots may only
- *    receive, and no message tells them apart (docs/algorithms.md).
+ *    MPI_ERR_ROOT (on messages, both roots may only receive: they find
+ *    out from each other's inquiries, collectives/notice.h);
+ *  - MPI_Gather, rank 0 naming root 0 and the others root 4 (size - 1 in
+ *    a smaller communicator): MPI_ERR_ROOT (at 8 ranks the roots share the
+ *    two bits of root that a tag carries);
+ *  - rank 0 calls MPI_Gather (root 0), the others MPI_Bcast (root 0):
+ *    rank 0 only receives, and the others wait in shared memory (or for
+ *    rank 0's message): MPI_ERR_OTHER;
+ *  - rank 0 calls MPI_Scatter (root 0) and returns, the others wait in
+ *    MPI_Allreduce: MPI_ERR_OTHER.
  * Afterwards collectives on MPI_COMM_WORLD still work. With another
  * library only the end runs: these programs are erroneous, and what an
  * implementation does with them is its own choice.
@@ -26,15 +33,22 @@
  */
 #include "tt.h"
 
-enum { C_KIND_BARRIER, C_KIND_REDUCE, C_ALGO_ALLREDUCE, C_ALGO_ALLGATHER, C_ROOT, NC };
+enum {
+    C_KIND_BARRIER, C_KIND_REDUCE, C_ALGO_ALLREDUCE, C_ALGO_ALLGATHER, C_ROOT, C_GATHER_ROOT,
+    C_GATHER_BCAST, C_SCATTER_ALLREDUCE, NC
+};
 static const char *const names[NC] = {
     "MPI_Bcast on rank 0, MPI_Barrier on the others",
     "MPI_Allreduce on rank 0, MPI_Reduce on the others",
     "MPI_Allreduce, 1 element on rank 0 and 2^18 on the others",
     "MPI_Allgather, blocks of 1 int on rank 0 and 2^16 on the others",
-    "MPI_Reduce, root 0 on rank 0 and size - 1 on the others"};
+    "MPI_Reduce, root 0 on rank 0 and size - 1 on the others",
+    "MPI_Gather, root 0 on rank 0 and 4 (or size - 1) on the others",
+    "MPI_Gather on rank 0, MPI_Bcast on the others",
+    "MPI_Scatter on rank 0, MPI_Allreduce on the others"};
 static const int expected[NC] = {MPI_ERR_OTHER, MPI_ERR_OTHER, MPI_ERR_TRUNCATE,
-                                  MPI_ERR_TRUNCATE, MPI_ERR_ROOT};
+                                  MPI_ERR_TRUNCATE, MPI_ERR_ROOT, MPI_ERR_ROOT,
+                                  MPI_ERR_OTHER, MPI_ERR_OTHER};
 
 static int run(int c, MPI_Comm comm, int *a, int *b)
 {
@@ -51,8 +65,17 @@ static int run(int c, MPI_Comm comm, int *a, int *b)
         int n = zero ? 1 : 1 << 16;
         return MPI_Allgather(a, n, MPI_INT, b, n, MPI_INT, comm);
     }
-    default:
+    case C_ROOT:
         return MPI_Reduce(a, b, 4, MPI_INT, MPI_SUM, zero ? 0 : tt_size - 1, comm);
+    case C_GATHER_ROOT:
+        return MPI_Gather(a, 4, MPI_INT, b, 4, MPI_INT, zero ? 0 : tt_size > 4 ? 4 : tt_size - 1,
+                          comm);
+    case C_GATHER_BCAST:
+        return zero ? MPI_Gather(a, 4, MPI_INT, b, 4, MPI_INT, 0, comm)
+                    : MPI_Bcast(a, 4, MPI_INT, 0, comm);
+    default:
+        return zero ? MPI_Scatter(a, 4, MPI_INT, b, 4, MPI_INT, 0, comm)
+                    : MPI_Allreduce(a, b, 4, MPI_INT, MPI_SUM, comm);
     }
 }
 
@@ -83,7 +106,6 @@ static void verdict(int c, int rc)
 int main(int argc, char **argv)
 {
     tt_init(&argc, &argv, "coll_mismatch_calls");
-    int messages = argc > 1 && !strcmp(argv[1], "messages");
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     int len = 0;
     TT_MPI(MPI_Get_library_version(lib, &len));
@@ -95,8 +117,6 @@ int main(int argc, char **argv)
     int *a = calloc(n, sizeof(int)), *b = calloc(n, sizeof(int));
     TT_CHECK(a && b, "out of memory");
     for (int c = 0; tern && tt_size > 1 && c < NC; c++) {
-        if (c == C_ROOT && messages)
-            continue;
         MPI_Comm comm;
         TT_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
         TT_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));

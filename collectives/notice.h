@@ -1,0 +1,61 @@
+/*
+ * Notices: the messages that ranks send each other about a collective
+ * call, rather than its data, when they made different calls.
+ *
+ * The tags of a call's messages carry its signature (signature.h), so a
+ * rank that waits for a message and finds one of another call from the
+ * same rank fails with an error. It then sends every other rank a
+ * failure notice, and each send left in its call carries one instead of
+ * data: a rank that waits for it fails too, with the same error, rather
+ * than wait for ever or go on with data nobody computed.
+ *
+ * Ranks can also disagree without a message: two ranks that each take
+ * themselves for the root of an MPI_Reduce or MPI_Gather only receive, and
+ * so do a rank in MPI_Gather and one in a shared-memory MPI_Bcast. So a
+ * call that has waited TERN_COLL_INQUIRE_AFTER_NS for a message sends each
+ * rank it waits for an inquiry: a notice, tagged with the call's number,
+ * that says which call this rank waits in (the collective, its algorithm,
+ * its whole root, its whole number). A rank whose call of the same number
+ * waits too takes the inquiries sent to it (sched_run.c, shm_check.c): one
+ * that names another call fails its call, and its failure notice reaches
+ * the inquirer; one that names the same call is dropped.
+ *
+ * A correct program pays one small message per wait that lasted that
+ * long. An inquiry that reaches a rank whose call does not wait stays in
+ * its queue until MPI_Finalize; it carries the call's whole number, so a
+ * call whose number comes round to the same 20 bits of tag much later
+ * drops it.
+ */
+#ifndef TERN_COLLECTIVES_NOTICE_H
+#define TERN_COLLECTIVES_NOTICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct tern_comm;
+struct tern_coll_stamp;
+struct tern_request;
+
+#define TERN_COLL_INQUIRE_AFTER_NS 50000000u
+
+/* Sends rank `peer` of comm the notice that call c failed on this rank
+ * with error `code`; *r: its request (NULL if it completed at once). */
+int tern_coll_notify_failure(struct tern_comm *comm, const struct tern_coll_stamp *c, int code,
+                             int peer, struct tern_request **r);
+
+/* The same to every other rank, sends left to finish on their own (the
+ * ranks may never take them). */
+void tern_coll_announce_failure(struct tern_comm *comm, const struct tern_coll_stamp *c,
+                                int code);
+
+/* Sends rank `peer` of comm an inquiry: this rank waits for it in call c. */
+void tern_coll_inquire(struct tern_comm *comm, const struct tern_coll_stamp *c, int peer);
+
+/* Takes the inquiries for call c that wait at this rank, from any rank.
+ * One about another call fails c: returns the error (as
+ * tern_coll_explain_conflict does), with its sender in *from and how the
+ * calls differ written into why. Else 0. */
+int tern_coll_inquiries(struct tern_comm *comm, const struct tern_coll_stamp *c, int *from,
+                        char *why, size_t len);
+
+#endif

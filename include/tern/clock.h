@@ -1,0 +1,17 @@
+/*
+ * The monotonic clock, in nanoseconds.
+ */
+#ifndef TERN_CLOCK_H
+#define TERN_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+static inline uint64_t tern_clock_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#endif
