@@ -250,8 +250,13 @@ static void inquire(struct tern_sched *s)
         return;
     s->inquired_round = round;
     for (int i = 0; i < s->nreqs; i++)
-        if (!s->reqs[i]->done && s->reqs[i]->kind == TERN_REQ_RECV && !peer_seen(s, i))
+        if (!s->reqs[i]->done && s->reqs[i]->kind == TERN_REQ_RECV && !peer_seen(s, i)) {
+            TERN_LOG(2, "%s on %s: waited %d ms in round %d for rank %d; asking it which "
+                     "call it is in", s->call ? s->call : "a collective",
+                     tern_comm_label(s->comm), (int)((now - s->waited_since) / 1000000),
+                     round, s->reqs[i]->rank);
             tern_coll_inquire(s->comm, &s->stamp, s->reqs[i]->rank);
+        }
 }
 
 /* For a schedule that waits for messages of its round: inquires after a
