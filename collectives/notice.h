@@ -43,10 +43,20 @@ struct tern_request;
 int tern_coll_notify_failure(struct tern_comm *comm, const struct tern_coll_stamp *c, int code,
                              int peer, struct tern_request **r);
 
-/* The same to every other rank, sends left to finish on their own (the
- * ranks may never take them). */
-void tern_coll_announce_failure(struct tern_comm *comm, const struct tern_coll_stamp *c,
-                                int code);
+/* For call c, given up on this rank with error `code`: receives and drops
+ * the messages of c that wait here (of any signature), so that no sender
+ * waits for a receive, and sends every other rank a failure notice, left
+ * to finish on its own (the rank may never take it). */
+void tern_coll_fail_call(struct tern_comm *comm, const struct tern_coll_stamp *c, int code);
+
+/* Whether a message of call c's number that arrived unexpected from rank
+ * src (any rank if src < 0) has another signature: then its sender made
+ * another call, or failed in this one (*failure = 1: its own error says
+ * why). Returns the error c fails with (as tern_coll_explain_conflict
+ * does), with the sender in *from and how the calls differ in why; else
+ * 0. */
+int tern_coll_conflict(struct tern_comm *comm, const struct tern_coll_stamp *c, int src,
+                       int *from, int *failure, char *why, size_t len);
 
 /* Sends rank `peer` of comm an inquiry: this rank waits for it in call c. */
 void tern_coll_inquire(struct tern_comm *comm, const struct tern_coll_stamp *c, int peer);
@@ -57,5 +67,13 @@ void tern_coll_inquire(struct tern_comm *comm, const struct tern_coll_stamp *c, 
  * calls differ written into why. Else 0. */
 int tern_coll_inquiries(struct tern_comm *comm, const struct tern_coll_stamp *c, int *from,
                         char *why, size_t len);
+
+/* For call c (of MPI function `call`), completed on this rank: takes the
+ * inquiries about it that wait here, and answers each that names another
+ * call with a failure notice, after a line that says how the calls
+ * differ, so that a rank that waits for a message this rank never sends
+ * fails instead of waiting for ever. */
+void tern_coll_inquiries_after(struct tern_comm *comm, const struct tern_coll_stamp *c,
+                               const char *call);
 
 #endif

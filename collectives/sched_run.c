@@ -189,7 +189,6 @@ static void give_up(struct tern_sched *s, int rc, const char *why, int failure)
     else
         TERN_LOG(1, "%s on %s: %s", call, tern_comm_label(s->comm), why);
     note_error(s, rc);
-    tern_p2p_discard_unexp(s->comm, s->ctx, s->stamp.tag, TERN_COLL_SEQ_MASK);
     int kept = 0;
     for (int i = 0; i < s->nreqs; i++) {
         struct tern_request *r = s->reqs[i];
@@ -199,7 +198,7 @@ static void give_up(struct tern_sched *s, int rc, const char *why, int failure)
         else
             tern_p2p_abandon(r);
     }
-    tern_coll_announce_failure(s->comm, &s->stamp, s->error);
+    tern_coll_fail_call(s->comm, &s->stamp, s->error);
     /* The receives kept make the last round, which is not posted again. */
     s->nreqs = kept;
     s->posted = 1;
@@ -211,30 +210,28 @@ static void give_up(struct tern_sched *s, int rc, const char *why, int failure)
  * schedule if so. */
 static int conflict_from(struct tern_sched *s, int peer)
 {
-    int from;
-    int theirs = tern_p2p_unexp_conflict(s->ctx, peer, s->stamp.tag, TERN_COLL_SEQ_MASK, &from);
-    if (theirs < 0)
-        return 0;
     char why[400];
-    int rc = tern_coll_signature_conflict(s->stamp.tag, theirs, peer, why, sizeof why);
-    give_up(s, rc, why, tern_coll_call_id_of(theirs).failed != 0);
-    return 1;
+    int from, failure, rc = tern_coll_conflict(s->comm, &s->stamp, peer, &from, &failure, why,
+                                               sizeof why);
+    if (rc)
+        give_up(s, rc, why, failure);
+    return rc != 0;
 }
 
-/* Whether receive i of the round has a peer that an earlier unfinished
+/* Whether receive i of the round has a peer that an earlier unmatched
  * receive of the round has too. */
 static int peer_seen(const struct tern_sched *s, int i)
 {
     for (int j = 0; j < i; j++)
-        if (!s->reqs[j]->done && s->reqs[j]->kind == TERN_REQ_RECV &&
-            s->reqs[j]->rank == s->reqs[i]->rank)
+        if (tern_p2p_recv_unmatched(s->reqs[j]) && s->reqs[j]->rank == s->reqs[i]->rank)
             return 1;
     return 0;
 }
 
 /* Once the schedule has waited TERN_COLL_INQUIRE_AFTER_NS in one round,
- * sends each rank whose message it still waits for an inquiry (notice.h),
- * once per round. */
+ * sends each rank whose message it still waits for (a receive that no
+ * message matched: a long one under way is not asked about) an inquiry
+ * (notice.h), once per round. */
 static void inquire(struct tern_sched *s)
 {
     int round = s->cur + 1;
@@ -250,7 +247,7 @@ static void inquire(struct tern_sched *s)
         return;
     s->inquired_round = round;
     for (int i = 0; i < s->nreqs; i++)
-        if (!s->reqs[i]->done && s->reqs[i]->kind == TERN_REQ_RECV && !peer_seen(s, i)) {
+        if (tern_p2p_recv_unmatched(s->reqs[i]) && !peer_seen(s, i)) {
             TERN_LOG(2, "%s on %s: waited %d ms in round %d for rank %d; asking it which "
                      "call it is in", s->call ? s->call : "a collective",
                      tern_comm_label(s->comm), (int)((now - s->waited_since) / 1000000),
@@ -300,6 +297,7 @@ static int advance_checked(struct tern_sched *s)
 
 static void complete(struct tern_sched *s)
 {
+    tern_coll_inquiries_after(s->comm, &s->stamp, s->call);
     struct tern_request *r = s->req;
     r->error = s->error;
     r->done = 1;
@@ -400,6 +398,7 @@ int tern_sched_start(struct tern_sched *s, struct tern_request **out)
         struct blocking_wait w = { s };
         if (!advance(s))
             tern_p2p_wait_described(blocking_done, &w, describe);
+        tern_coll_inquiries_after(s->comm, &s->stamp, s->call);
         int rc = s->error;
         tern_sched_free(s);
         return rc;

@@ -266,6 +266,9 @@ void tern_coll_shm_add_steps(struct tern_sched *s, tern_sched_poll_fn *const *st
                              void *arg, void (*messages)(struct tern_sched *s, void *arg))
 {
     tern_coll_shm_set_steps(arg, steps, n);
+    /* The call's stamp is the schedule's: an algorithm that runs this one
+     * as a phase may have passed arguments of its own. */
+    ((struct tern_coll_shm_op *)arg)->stamp = s->stamp;
     tern_sched_poll(s, tern_coll_shm_steps, arg);
     if (!messages)
         return;

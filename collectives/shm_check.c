@@ -98,17 +98,12 @@ static int messages_differ(struct tern_coll_shm_op *op)
     int from, failure = 0;
     /* Inquiries first, as they have another signature too. */
     int rc = tern_coll_inquiries(comm, c, &from, why, sizeof why);
-    if (!rc) {
-        int theirs = tern_p2p_unexp_conflict(comm->ctx + 1, -1, c->tag, TERN_COLL_SEQ_MASK,
-                                             &from);
-        if (theirs < 0)
-            return 0;
-        rc = tern_coll_signature_conflict(c->tag, theirs, from, why, sizeof why);
-        failure = tern_coll_call_id_of(theirs).failed != 0;
-    }
+    if (!rc)
+        rc = tern_coll_conflict(comm, c, -1, &from, &failure, why, sizeof why);
+    if (!rc)
+        return 0;
     give_up(op, rc, why, failure);
-    tern_p2p_discard_unexp(comm, comm->ctx + 1, c->tag, TERN_COLL_SEQ_MASK);
-    tern_coll_announce_failure(comm, c, rc);
+    tern_coll_fail_call(comm, c, rc);
     return 1;
 }
 

@@ -44,7 +44,7 @@ struct tern_coll_args;
  * the algorithm and the root. */
 int tern_coll_signature_failed(int code);
 
-/* The signature of an inquiry (inquiry.h): a failed call's bits with
+/* The signature of an inquiry (notice.h): a failed call's bits with
  * code 0, which no failed call has. */
 int tern_coll_signature_inquiry(void);
 

@@ -71,8 +71,9 @@ struct tern_unexp *tern_match_unexp(struct tern_matchq *q, uint32_t ctx,
                                     int src, int tag, int take);
 /* The earliest unexpected message from src (any rank if src < 0) on ctx
  * whose tag equals `tag` in the bits of `mask` and differs in the others
- * (NULL: none), unless, from one src, a message with `tag` itself comes
- * first; removed if `take`. */
+ * (NULL: none), unless, for a given src, a message with `tag` itself
+ * comes first (with src < 0, such a message is only skipped); removed if
+ * `take`. */
 struct tern_unexp *tern_match_unexp_conflict(struct tern_matchq *q, uint32_t ctx, int src,
                                              int tag, int mask, int take);
 

@@ -60,8 +60,8 @@ int tern_p2p_imrecv(void *buf, size_t count, const struct tern_dtype *dt,
  * (collectives/signature.h): how many messages have arrived unexpected so
  * far, and the tag of the earliest unexpected message from src (a rank of
  * the communicator, or any rank if src < 0; *from: its sender) on ctx
- * whose tag equals `tag` in the bits of `mask` and differs in the others,
- * unless, from one sender, a message with `tag` itself comes first; else
+ * whose tag equals `tag` in the bits of `mask` and differs in the others
+ * (from one src: unless a message with `tag` itself comes first); else
  * -1. */
 unsigned long tern_p2p_unexp_arrivals(void);
 int tern_p2p_unexp_conflict(uint32_t ctx, int src, int tag, int mask, int *from);
@@ -76,6 +76,9 @@ long tern_p2p_take_unexp(struct tern_comm *comm, uint32_t ctx, int tag, void *bu
  * equals `tag` in the bits of `mask`, from any rank: their senders
  * complete, and none stays behind. */
 void tern_p2p_discard_unexp(struct tern_comm *comm, uint32_t ctx, int tag, int mask);
+
+/* Whether r is a receive that no message has matched yet. */
+int tern_p2p_recv_unmatched(const struct tern_request *r);
 
 /* Cancels a receive that has not matched yet; no effect otherwise. */
 void tern_p2p_cancel(struct tern_request *r);

@@ -357,6 +357,11 @@ void tern_p2p_cancel(struct tern_request *r)
     }
 }
 
+int tern_p2p_recv_unmatched(const struct tern_request *r)
+{
+    return r->kind == TERN_REQ_RECV && !r->done && r->state == RECV_POSTED;
+}
+
 unsigned long tern_p2p_unexp_arrivals(void)
 {
     return tern_p2p.unexp_arrivals;

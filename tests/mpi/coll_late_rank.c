@@ -9,8 +9,9 @@
  * waiting, or never waits at all. So in each case one rank sleeps 150 ms
  * before it calls, the root or another rank in turn, and every rank checks
  * its result against one computed locally: MPI_Bcast, MPI_Reduce,
- * MPI_Gather, MPI_Scatter, MPI_Allreduce (one int, and 2^17 ints for the
- * algorithms of several rounds), MPI_Allgather, MPI_Alltoall, MPI_Scan,
+ * MPI_Gather, MPI_Scatter, MPI_Allreduce (one int, 2^17 ints for the
+ * algorithms of several rounds, and a non-commutative op of the program's,
+ * whose algorithm runs a Reduce and then a Bcast), MPI_Allgather, MPI_Alltoall, MPI_Scan,
  * MPI_Barrier and MPI_Ibcast. The root is the last rank, so that at 8 ranks
  * it shares its two low bits with rank 4's number (signature.h). Then a
  * loop of short calls checks that the inquiries left behind in the late
@@ -24,13 +25,22 @@
 #define BIG (1 << 17)
 
 enum {
-    C_BCAST, C_REDUCE, C_GATHER, C_SCATTER, C_ALLREDUCE, C_ALLREDUCE_BIG, C_ALLGATHER,
-    C_ALLTOALL, C_SCAN, C_BARRIER, C_IBCAST, NC
+    C_BCAST, C_REDUCE, C_GATHER, C_SCATTER, C_ALLREDUCE, C_ALLREDUCE_BIG, C_ALLREDUCE_USER,
+    C_ALLGATHER, C_ALLTOALL, C_SCAN, C_BARRIER, C_IBCAST, NC
 };
 static const char *const names[NC] = {
     "MPI_Bcast", "MPI_Reduce", "MPI_Gather", "MPI_Scatter", "MPI_Allreduce",
-    "MPI_Allreduce of 2^17 ints", "MPI_Allgather", "MPI_Alltoall", "MPI_Scan", "MPI_Barrier",
-    "MPI_Ibcast"};
+    "MPI_Allreduce of 2^17 ints", "MPI_Allreduce with a non-commutative op", "MPI_Allgather",
+    "MPI_Alltoall", "MPI_Scan", "MPI_Barrier", "MPI_Ibcast"};
+
+/* The first operand: associative, not commutative; over all ranks, rank
+ * 0's values. */
+static void first(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    memcpy(inout, in, (size_t)*len * sizeof(int));
+}
+static MPI_Op first_op;
 
 /* Rank r's contribution, element i. */
 static int value(int r, int i)
@@ -97,6 +107,12 @@ static void run(int c, int late, int *a, int *b, int *want)
             want[i] = value(root, me * n + i);
         check(names[c], late, b, want, n);
         return;
+    case C_ALLREDUCE_USER:
+        TT_MPI(MPI_Allreduce(a, b, n, MPI_INT, first_op, MPI_COMM_WORLD));
+        for (int i = 0; i < n; i++)
+            want[i] = value(0, i);
+        check(names[c], late, b, want, n);
+        return;
     case C_ALLTOALL:
         TT_MPI(MPI_Alltoall(a, n, MPI_INT, b, n, MPI_INT, MPI_COMM_WORLD));
         for (int r = 0; r < p; r++)
@@ -133,6 +149,7 @@ int main(int argc, char **argv)
     tt_init(&argc, &argv, "coll_late_rank");
     size_t len = (size_t)tt_size * BIG * sizeof(int);
     int *a = tt_malloc(len), *b = tt_malloc(len), *want = tt_malloc(len);
+    TT_MPI(MPI_Op_create(first, 0, &first_op));
     /* The root late, then another rank (the first). */
     for (int late = tt_size - 1; late >= 0; late -= tt_size > 1 ? tt_size - 1 : 1)
         for (int c = 0; c < NC; c++)
@@ -144,6 +161,7 @@ int main(int argc, char **argv)
         TT_EQ("MPI_Allreduce after the late calls", tt_size * (tt_size - 1) / 2 + tt_size * k,
               sum);
     }
+    TT_MPI(MPI_Op_free(&first_op));
     free(a);
     free(b);
     free(want);
