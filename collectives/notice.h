@@ -20,11 +20,13 @@
  * that names another call fails its call, and its failure notice reaches
  * the inquirer; one that names the same call is dropped.
  *
- * A correct program pays one small message per wait that lasted that
- * long. An inquiry that reaches a rank whose call does not wait stays in
- * its queue until MPI_Finalize; it carries the call's whole number, so a
- * call whose number comes round to the same 20 bits of tag much later
- * drops it.
+ * A rank also takes the inquiries about a call when the call completes on
+ * it, and answers one about another call with a failure notice: a rank
+ * that only sends (a Bcast's root) never waits. A correct program pays one
+ * small message per wait that lasted that long. Only an inquiry that
+ * arrives after the call completed stays in the queue, until
+ * MPI_Finalize; it carries the call's whole number, so a call whose number
+ * comes round to the same 20 bits of tag much later drops it.
  */
 #ifndef TERN_COLLECTIVES_NOTICE_H
 #define TERN_COLLECTIVES_NOTICE_H
