@@ -345,9 +345,14 @@ int tern_p2p_imrecv(void *buf, size_t count, const struct tern_dtype *dt,
     return 0;
 }
 
+int tern_p2p_recv_unmatched(const struct tern_request *r)
+{
+    return r->kind == TERN_REQ_RECV && !r->done && r->state == RECV_POSTED;
+}
+
 void tern_p2p_cancel(struct tern_request *r)
 {
-    if (r->kind != TERN_REQ_RECV || r->done || r->state != RECV_POSTED)
+    if (!tern_p2p_recv_unmatched(r))
         return;
     if (tern_match_unpost(&tern_p2p.mq, r)) {
         r->cancelled = 1;
@@ -355,11 +360,6 @@ void tern_p2p_cancel(struct tern_request *r)
         r->st_tag = MPI_ANY_TAG;
         finish_recv(r);
     }
-}
-
-int tern_p2p_recv_unmatched(const struct tern_request *r)
-{
-    return r->kind == TERN_REQ_RECV && !r->done && r->state == RECV_POSTED;
 }
 
 unsigned long tern_p2p_unexp_arrivals(void)
