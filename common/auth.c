@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <openssl/crypto.h>
@@ -20,6 +19,7 @@
 #include <openssl/rand.h>
 
 #include "tern/auth.h"
+#include "tern/clock.h"
 #include "tern/err.h"
 
 int tern_auth_random(void *buf, size_t len)
@@ -143,19 +143,12 @@ int tern_auth_client_check(const struct tern_auth_client *st,
     return CRYPTO_memcmp(st->expect, proof, TERN_AUTH_PROOF_LEN) == 0 ? 0 : TERN_EAUTH;
 }
 
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Moves exactly len bytes in one direction before the deadline. */
 static int xfer(int fd, void *buf, size_t len, int writing, long long deadline)
 {
     unsigned char *p = buf;
     while (len > 0) {
-        long long left = deadline - now_ms();
+        long long left = deadline - tern_clock_ms();
         if (left <= 0)
             return TERN_ETIMEDOUT;
         struct pollfd pf = { .fd = fd, .events = writing ? POLLOUT : POLLIN };
@@ -185,7 +178,7 @@ static int xfer(int fd, void *buf, size_t len, int writing, long long deadline)
 int tern_auth_client(int fd, const unsigned char secret[TERN_AUTH_SECRET_LEN],
                      int timeout_ms)
 {
-    long long deadline = now_ms() + timeout_ms;
+    long long deadline = tern_clock_ms() + timeout_ms;
     unsigned char chal[TERN_AUTH_CHALLENGE_LEN], resp[TERN_AUTH_RESPONSE_LEN];
     unsigned char proof[TERN_AUTH_PROOF_LEN];
     struct tern_auth_client st;
@@ -204,7 +197,7 @@ int tern_auth_client(int fd, const unsigned char secret[TERN_AUTH_SECRET_LEN],
 int tern_auth_server(int fd, const unsigned char secret[TERN_AUTH_SECRET_LEN],
                      int timeout_ms)
 {
-    long long deadline = now_ms() + timeout_ms;
+    long long deadline = tern_clock_ms() + timeout_ms;
     unsigned char chal[TERN_AUTH_CHALLENGE_LEN], resp[TERN_AUTH_RESPONSE_LEN];
     unsigned char proof[TERN_AUTH_PROOF_LEN];
     struct tern_auth_server st;

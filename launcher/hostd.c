@@ -30,11 +30,11 @@
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "launcher/hostd.h"
 #include "launcher/spawn.h"
+#include "tern/clock.h"
 #include "tern/err.h"
 #include "tern/shmname.h"
 
@@ -47,13 +47,6 @@
 #define START_WAIT_MS 120000
 /* Writer backlog at which the rank pipes stop being read. */
 #define BACKLOG_MAX (8u << 20)
-
-long long tern_hostd_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 void tern_hostd_msg(const struct hostd *d, const char *fmt, ...)
 {
@@ -108,7 +101,7 @@ void tern_hostd_send(struct hostd *d, uint32_t type, const void *body, size_t le
         tern_hostd_msg(d, "out of memory queueing a message to mpirun");
         return;
     }
-    d->last_sent = tern_hostd_now_ms();
+    d->last_sent = tern_clock_ms();
     tern_hostd_flush(d);
 }
 
@@ -222,7 +215,7 @@ static void begin_kill(struct hostd *d, int sig)
     d->kill_stage = sig == SIGKILL ? 2 : 1;
     tern_hostd_signal_all(d, sig);
     if (sig != SIGKILL)
-        d->kill_at = tern_hostd_now_ms() + d->job.grace_ms;
+        d->kill_at = tern_clock_ms() + d->job.grace_ms;
 }
 
 /* mpirun is gone: nobody reads our output, nobody needs our ranks. */
@@ -311,7 +304,7 @@ static void on_signal(struct hostd *d)
 /* Fires due deadlines; returns the epoll timeout. */
 static int deadlines(struct hostd *d)
 {
-    long long now = tern_hostd_now_ms();
+    long long now = tern_clock_ms();
     if (!d->out_dead && now - d->last_sent >= d->job.keepalive_ms)
         tern_hostd_send(d, TERN_HOSTD_PING, NULL, 0);
     if (d->kill_at && now >= d->kill_at) {
@@ -348,7 +341,7 @@ static int setup_loop(struct hostd *d)
     if (tern_hostd_watch(d, &d->sig_ev, EPOLLIN) || tern_hostd_watch(d, &d->in_ev, EPOLLIN) ||
         (d->watch_ev.fd >= 0 && tern_hostd_watch(d, &d->watch_ev, EPOLLIN | EPOLLRDHUP)))
         return TERN_EIO;
-    d->last_sent = tern_hostd_now_ms();
+    d->last_sent = tern_clock_ms();
     return 0;
 }
 
@@ -399,7 +392,7 @@ static int run(struct hostd *d)
     }
     for (;;) {
         if (d->running == 0 && (d->open_streams == 0 ||
-                                (d->drain_at && tern_hostd_now_ms() >= d->drain_at)))
+                                (d->drain_at && tern_clock_ms() >= d->drain_at)))
             break;
         int timeout = deadlines(d);
         struct epoll_event evs[64];

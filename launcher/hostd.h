@@ -76,7 +76,6 @@ struct hostd {
 };
 
 /* hostd.c */
-long long tern_hostd_now_ms(void);
 /* Prints "tern-hostd (host): message" on stderr, which mpirun relays. */
 void tern_hostd_msg(const struct hostd *d, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

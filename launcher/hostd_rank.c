@@ -27,6 +27,7 @@
 #include "launcher/bind.h"
 #include "launcher/spawn.h"
 #include "launcher/hostd.h"
+#include "tern/clock.h"
 #include "tern/err.h"
 
 #define READ_CHUNK 65536
@@ -48,7 +49,7 @@ static void send_piece(struct hostd *d, const struct hostd_stream *s,
         tern_hostd_msg(d, "out of memory queueing output of rank %d", s->rank);
         return;
     }
-    d->last_sent = tern_hostd_now_ms();
+    d->last_sent = tern_clock_ms();
 }
 
 /* Sends the complete lines in the buffer (everything when last). */
@@ -240,7 +241,7 @@ static void rank_exited(struct hostd *d, struct hostd_rank *r, int status)
     tern_wire_put32(b + 4, (uint32_t)status);
     tern_hostd_send(d, TERN_HOSTD_EXIT, b, sizeof b);
     if (d->running == 0)
-        d->drain_at = tern_hostd_now_ms() + 1000;
+        d->drain_at = tern_clock_ms() + 1000;
 }
 
 void tern_hostd_reap(struct hostd *d)

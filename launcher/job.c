@@ -35,6 +35,7 @@
 
 #include "launcher/launcher.h"
 #include "launcher/spawn.h"
+#include "tern/clock.h"
 #include "tern/err.h"
 #include "tern/log.h"
 #include "tern/wire.h"
@@ -64,7 +65,7 @@ static void start_kill(struct tern_job *job, int sig)
     job->kill_stage = 1;
     tern_launch_signal(job, sig);
     tern_ssh_signal(job, sig);
-    job->kill_at = tern_now_ms() + job->grace_ms;
+    job->kill_at = tern_clock_ms() + job->grace_ms;
 }
 
 void tern_job_fail(struct tern_job *job, int code, const char *fmt, ...)
@@ -122,7 +123,7 @@ void tern_job_rank_exited(struct tern_job *job, struct tern_rank *r, int status)
         tern_job_check_fence(job);
     }
     if (job->running == 0)
-        job->drain_at = tern_now_ms() + 1000;
+        job->drain_at = tern_clock_ms() + 1000;
 }
 
 void tern_job_check_fence(struct tern_job *job)
@@ -151,7 +152,7 @@ static void on_signal(struct tern_job *job, struct tern_ev *ev, uint32_t events)
             tern_launch_reap(job);
         } else if (job->ending) {
             /* A second signal: no more grace. */
-            job->kill_at = tern_now_ms();
+            job->kill_at = tern_clock_ms();
         } else if (sig == SIGINT) {
             job->ending = 1;
             job->exit_code = 130;
@@ -168,7 +169,7 @@ static void on_signal(struct tern_job *job, struct tern_ev *ev, uint32_t events)
 /* Fires the deadlines that have passed; returns the epoll timeout to use. */
 static int deadlines(struct tern_job *job)
 {
-    long long now = tern_now_ms();
+    long long now = tern_clock_ms();
     if (job->timeout_at && now >= job->timeout_at) {
         job->timeout_at = 0;
         tern_job_fail(job, TERN_MPIRUN_TIMEOUT_EXIT, "the job ran longer than "
@@ -231,10 +232,10 @@ int tern_job_run(struct tern_job *job)
         return TERN_MPIRUN_FAIL_EXIT;
     tern_ssh_run(job);
     if (job->cli->timeout)
-        job->timeout_at = tern_now_ms() + 1000LL * job->cli->timeout;
+        job->timeout_at = tern_clock_ms() + 1000LL * job->cli->timeout;
     while (job->running > 0 || job->open_streams > 0) {
         int timeout = deadlines(job);
-        if (job->running == 0 && job->drain_at && tern_now_ms() >= job->drain_at)
+        if (job->running == 0 && job->drain_at && tern_clock_ms() >= job->drain_at)
             break;
         struct epoll_event evs[64];
         int n = epoll_wait(job->epfd, evs, 64, timeout);

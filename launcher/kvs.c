@@ -30,6 +30,7 @@
 
 #include "launcher/hostd_proto.h"
 #include "launcher/launcher.h"
+#include "tern/clock.h"
 #include "tern/err.h"
 #include "tern/log.h"
 #include "tern/net.h"
@@ -291,7 +292,7 @@ static void accept_one(struct tern_job *job, int fd, const struct tern_addr *sa)
     c->ev.cb = on_conn;
     c->ev.arg = c;
     c->rank = -1;
-    c->deadline = tern_now_ms() + HANDSHAKE_MS;
+    c->deadline = tern_clock_ms() + HANDSHAKE_MS;
     tern_net_format(sa, c->peer, sizeof c->peer);
     tern_wire_reader_init(&c->rd, TERN_KVS_MSG_MAX);
     tern_wire_writer_init(&c->wr);

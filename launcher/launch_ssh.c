@@ -33,6 +33,7 @@
 
 #include "launcher/hostd_proto.h"
 #include "launcher/ssh.h"
+#include "tern/clock.h"
 #include "tern/err.h"
 #include "tern/log.h"
 
@@ -296,20 +297,20 @@ static int start_hostd(struct tern_ssh_host *h)
 
 static void setup_host(struct tern_ssh_host *h)
 {
-    long long t0 = tern_now_ms();
+    long long t0 = tern_clock_ms();
     if (tern_ssh_connect(h))
         return;
-    long long t1 = tern_now_ms();
+    long long t1 = tern_clock_ms();
     if (open_session(h))
         return;
-    long long t2 = tern_now_ms();
+    long long t2 = tern_clock_ms();
     if (start_hostd(h))
         return;
     TERN_LOG(2, "host %s: connected in %lld ms, ssh (%s, %s) in %lld ms, tern-hostd "
              "ready in %lld ms", h->where, t1 - t0,
              libssh2_session_methods(h->sess, LIBSSH2_METHOD_KEX),
              libssh2_session_methods(h->sess, LIBSSH2_METHOD_HOSTKEY), t2 - t1,
-             tern_now_ms() - t2);
+             tern_clock_ms() - t2);
     h->ok = 1;
 }
 
@@ -365,7 +366,7 @@ static int wait_workers(struct tern_job *job, struct tern_ssh *s)
 {
     int done = 0, sig = 0;
     while (done < s->n) {
-        long long now = tern_now_ms(), next = tern_kvs_deadline(job, now);
+        long long now = tern_clock_ms(), next = tern_kvs_deadline(job, now);
         struct pollfd p[3] = { { .fd = s->done_fd, .events = POLLIN },
                                { .fd = job->sig_ev.fd, .events = POLLIN },
                                { .fd = job->epfd, .events = POLLIN } };

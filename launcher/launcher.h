@@ -83,8 +83,6 @@ struct tern_ev {
 int tern_loop_add(struct tern_job *job, struct tern_ev *ev, uint32_t events);
 int tern_loop_mod(struct tern_job *job, struct tern_ev *ev, uint32_t events);
 void tern_loop_del(struct tern_job *job, struct tern_ev *ev);
-/* Monotonic clock in milliseconds (msg.c). */
-long long tern_now_ms(void);
 
 /* ---- iof.c ---- */
 struct tern_iof_stream {

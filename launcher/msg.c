@@ -5,17 +5,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "launcher/launcher.h"
 #include "tern/wire.h"
-
-long long tern_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 void tern_mpirun_vmsg(const char *fmt, va_list ap)
 {

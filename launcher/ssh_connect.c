@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "launcher/ssh.h"
+#include "tern/clock.h"
 #include "tern/err.h"
 #include "tern/log.h"
 
@@ -46,10 +47,10 @@ static int connect_one(struct tern_ssh_host *h, const struct addrinfo *ai)
         close(fd);
         return e;
     }
-    long long end = tern_now_ms() + h->ssh->connect_ms;
+    long long end = tern_clock_ms() + h->ssh->connect_ms;
     int e = ETIMEDOUT;
-    for (long long now = tern_now_ms(); now < end && !tern_ssh_cancelled(h->ssh);
-         now = tern_now_ms()) {
+    for (long long now = tern_clock_ms(); now < end && !tern_ssh_cancelled(h->ssh);
+         now = tern_clock_ms()) {
         struct pollfd p = { .fd = fd, .events = POLLOUT };
         long long slice = end - now < 100 ? end - now : 100;
         if (poll(&p, 1, (int)slice) > 0) {

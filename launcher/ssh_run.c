@@ -31,6 +31,7 @@
 
 #include "launcher/hostd_proto.h"
 #include "launcher/ssh.h"
+#include "tern/clock.h"
 #include "tern/err.h"
 #include "tern/log.h"
 
@@ -61,7 +62,7 @@ static void host_lost(struct tern_ssh_host *h, const char *why)
     }
     h->running = 0;
     if (job->running == 0 && !job->drain_at)
-        job->drain_at = tern_now_ms() + 1000;
+        job->drain_at = tern_clock_ms() + 1000;
     tern_ssh_close_host(h, 1);
 }
 
@@ -165,7 +166,7 @@ static void parse(struct tern_ssh_host *h)
         }
         if (h->in_len - off < TERN_WIRE_HEADER + (size_t)len)
             break;
-        h->last_heard = tern_now_ms();
+        h->last_heard = tern_clock_ms();
         on_frame(h, type, h->in + off + TERN_WIRE_HEADER, len);
         off += TERN_WIRE_HEADER + len;
     }
@@ -325,7 +326,7 @@ static void send_frame(struct tern_ssh_host *h, uint32_t type, const void *b, si
         host_lost(h, "out of memory queueing a message");
         return;
     }
-    h->last_sent = tern_now_ms();
+    h->last_sent = tern_clock_ms();
     /* Only writes: this may run while parse() walks this host's input. */
     write_frames(h);
     update_events(h);
@@ -397,7 +398,7 @@ int tern_ssh_run(struct tern_job *job)
     struct tern_ssh *s = job->ssh;
     if (!s)
         return 0;
-    long long now = tern_now_ms();
+    long long now = tern_clock_ms();
     for (int i = 0; i < s->n; i++) {
         struct tern_ssh_host *h = &s->hosts[i];
         const struct tern_host *ph = &job->plan.hl.hosts[h->index];
@@ -445,7 +446,7 @@ void tern_ssh_signal(struct tern_job *job, int sig)
         if (!h->open)
             continue;
         if (sig == SIGKILL && !h->give_up_at)
-            h->give_up_at = tern_now_ms() + GIVE_UP_MS;
+            h->give_up_at = tern_clock_ms() + GIVE_UP_MS;
         send_frame(h, TERN_HOSTD_SIGNAL, b, sizeof b);
     }
 }

@@ -27,7 +27,10 @@
 #     any found are killed by pid and reported), and
 #   - no new /dev/shm entry whose name starts with "tern" exists (a listing
 #     from before the run is compared with one after; the prefix can be
-#     changed with TERN_TEST_SHM_PREFIX, e.g. to check another MPI).
+#     changed with TERN_TEST_SHM_PREFIX, e.g. to check another MPI). Of
+#     Tern's own entries only the run's job counts: its names carry the
+#     pid of the run's mpirun, so a job of a test running alongside is
+#     not blamed on this one.
 #
 # The launcher is $MPIRUN, word-split, so it may carry options, e.g.
 #   MPIRUN="mpirun.openmpi --allow-run-as-root --oversubscribe"
@@ -159,14 +162,17 @@ leftover_pids() {
 }
 
 out="$(mktemp "${TMPDIR:-/tmp}/run-mpi-test.XXXXXX")" || exit 1
-trap 'rm -f "$out" "$out.shm"' EXIT
+trap 'rm -f "$out" "$out.shm" "$out.pid"' EXIT
 
 failures=0
 for np in ${np_list//,/ }; do
     shm_list >"$out.shm"
     start=$(date +%s.%N)
     # stdin from /dev/null: a launcher that forwards stdin must not eat ours.
+    # The launcher's pid goes to $out.pid: Tern's job id, and so the names
+    # of the job's segments, start with it.
     env ${envs[@]+"${envs[@]}"} TERN_RUN_MARK="$run_mark" timeout -k 10 "$timeout_s" \
+        sh -c 'echo $$ >"$0"; exec "$@"' "$out.pid" \
         "${mpirun_cmd[@]}" -np "$np" "$abs_prog" ${prog_args[@]+"${prog_args[@]}"} \
         </dev/null >"$out" 2>&1
     rc=$?
@@ -212,7 +218,16 @@ for np in ${np_list//,/ }; do
     if [ -n "$new_shm" ]; then
         sleep 1
         still=""
+        job_pid=$(cat "$out.pid" 2>/dev/null)
         for f in $new_shm; do
+            # A Tern segment ("tern-<euid>-<mpirun pid>-...") of another
+            # job, such as an ending one whose mpirun has yet to remove
+            # what its killed ranks left, is that job's to answer for.
+            case "$f" in
+            tern-[0-9]*-[0-9]*-*)
+                p=${f#tern-*-}
+                [ "${p%%-*}" = "$job_pid" ] || continue ;;
+            esac
             m=$(stat -c %Y "/dev/shm/$f" 2>/dev/null) || continue
             grep -qsF "/dev/shm/$f" /proc/[0-9]*/maps && continue
             [ "$m" -le "${end%.*}" ] && still="$still $f"

@@ -19,12 +19,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "libmpi/core/comm.h"
 #include "libmpi/p2p/p2p.h"
 #include "libmpi/p2p/peer.h"
+#include "tern/clock.h"
 #include "tern/err.h"
 #include "tern/log.h"
 #include "transports/registry.h"
@@ -212,15 +212,8 @@ int tern_p2p_init(const struct tern_boot_info *boot)
     return rc;
 }
 
-static long now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000000000L + ts.tv_nsec;
-}
-
 struct finalize_wait {
-    long start;
+    uint64_t start;
     int warned;
 };
 
@@ -231,7 +224,7 @@ static int nothing_owed(void *arg)
     struct finalize_wait *w = arg;
     if (!tern_p2p.pending && !tern_p2p.active_sends)
         return 1;
-    if (!w->warned && now_ns() - w->start > FINALIZE_WARN_NS) {
+    if (!w->warned && (long)(tern_clock_ns() - w->start) > FINALIZE_WARN_NS) {
         w->warned = 1;
         tern_log("MPI_Finalize is waiting for %d send(s) that no receive has matched; "
                  "every message must be received before MPI_Finalize", tern_p2p.active_sends);
@@ -246,7 +239,7 @@ int tern_p2p_finalize(void)
      * Progress goes on during the fence: a transport may have taken a
      * packet that its provider sends only when polled, while the peer
      * still waits for it. */
-    struct finalize_wait w = { now_ns(), 0 };
+    struct finalize_wait w = { tern_clock_ns(), 0 };
     tern_p2p_wait_until(nothing_owed, &w);
     int rc = tern_boot_fence_while(tern_progress);
     int rc2 = run_phase(do_finalize, NULL);
@@ -285,13 +278,13 @@ void tern_progress_set_hook(int (*hook)(void))
 }
 
 /* One step of waiting after `idle` fruitless polls since `since`. */
-static void back_off(long idle, long since)
+static void back_off(long idle, uint64_t since)
 {
     if (wait_mode == WAIT_POLL || (wait_mode == WAIT_AUTO && idle < spin_polls))
         return;
     int may_block = blocker && !tern_p2p.pending;
     if (wait_mode == WAIT_YIELD || !may_block ||
-        (wait_mode == WAIT_AUTO && now_ns() - since < yield_ns)) {
+        (wait_mode == WAIT_AUTO && (long)(tern_clock_ns() - since) < yield_ns)) {
         sched_yield();
         return;
     }
@@ -334,7 +327,8 @@ void tern_p2p_wait_until(int (*cond)(void *), void *arg)
 void tern_p2p_wait_described(int (*cond)(void *), void *arg,
                              void (*describe)(void *arg, char *buf, size_t len))
 {
-    long idle = 0, since = 0, polls = 0, start = 0;
+    long idle = 0, polls = 0;
+    uint64_t since = 0, start = 0;
     int (*outer_cond)(void *) = wait_cond;
     void *outer_arg = wait_arg;
     wait_cond = cond;
@@ -342,11 +336,11 @@ void tern_p2p_wait_described(int (*cond)(void *), void *arg,
     while (!cond(arg)) {
         if (warn_ns && !warned
             && (++polls % WARN_POLLS == 0 || (idle >= spin_polls && wait_mode != WAIT_POLL))) {
-            long now = now_ns();
+            uint64_t now = tern_clock_ns();
             if (!start)
                 start = now;
-            else if (now - start >= warn_ns)
-                report_long_wait(now - start, describe, arg);
+            else if ((long)(now - start) >= warn_ns)
+                report_long_wait((long)(now - start), describe, arg);
         }
         if (tern_progress() > 0) {
             idle = since = start = 0;
@@ -355,7 +349,7 @@ void tern_p2p_wait_described(int (*cond)(void *), void *arg,
         /* The clock starts when polling ends, so the yield phase runs its
          * full length before the first sleep. */
         if (++idle >= spin_polls && !since)
-            since = now_ns();
+            since = tern_clock_ns();
         back_off(idle, since);
     }
     wait_cond = outer_cond;

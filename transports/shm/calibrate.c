@@ -23,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "tern/clock.h"
 #include "tern/err.h"
 #include "tern/log.h"
 #include "transports/shm/calibrate.h"
@@ -62,23 +63,16 @@ struct calib_pkt {
 /* Each side's buffer: static, so that measuring cannot run out of memory. */
 static char buffer[SIZE_MAX_MEASURED];
 
-static long now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000000000L + ts.tv_nsec;
-}
-
 static struct tern_shm_cell *wait_packet(struct tern_shm_ring *in)
 {
-    long start = 0;
+    uint64_t start = 0;
     for (long polls = 0;; polls++) {
         struct tern_shm_cell *c = tern_shm_ring_peek(in);
         if (c)
             return c;
         if (polls < SPIN_POLLS)
             continue;
-        long t = now_ns();
+        uint64_t t = tern_clock_ns();
         if (!start)
             start = t;
         else if (t - start > TIMEOUT_NS)
@@ -106,14 +100,14 @@ static int exchange(struct tern_shm_ring *out, struct tern_shm_ring *in, char *s
 {
     struct calib_pkt h = { .kind = kind, .len = (uint32_t)n,
                            .addr = (uint64_t)(uintptr_t)src, .cpu = sched_getcpu() };
-    long t0 = now_ns();
+    uint64_t t0 = tern_clock_ns();
     int rc = push(out, &h, kind == PKT_COPY ? src : NULL, kind == PKT_COPY ? n : 0);
     if (rc)
         return rc;
     struct tern_shm_cell *c = wait_packet(in);
     if (!c)
         return TERN_ETIMEDOUT;
-    *ns = (double)(now_ns() - t0);
+    *ns = (double)(tern_clock_ns() - t0);
     struct calib_pkt ack;
     memcpy(&ack, c->data, sizeof ack);
     tern_shm_ring_pop(in);
@@ -311,10 +305,10 @@ int tern_shm_calibrate(_Atomic uint64_t *shared, int local_rank, int measure,
     }
     /* Others sleep in short naps: on a host with more ranks than cores they
      * must leave the cores to the two that measure. */
-    long start = now_ns();
+    uint64_t start = tern_clock_ns();
     uint64_t v;
     while ((v = atomic_load_explicit(shared, memory_order_acquire)) == 0) {
-        if (now_ns() - start > WAIT_NS) {
+        if (tern_clock_ns() - start > WAIT_NS) {
             tern_log("shm: no answer from local rank 0 after %ld s of waiting for its "
                      "start-up measurement of single-copy reads; is it alive?",
                      WAIT_NS / 1000000000L);

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "tern/clock.h"
 #include "tern/err.h"
 #include "tern/p2p.h"
 #include "tern/wire.h"
@@ -31,13 +31,6 @@
 /* Where the bytes of a truncated payload go. */
 static char discard[64 * 1024];
 
-long long tern_tcp_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 struct tcp_conn *tern_tcp_conn_new(int fd, enum conn_state state, int peer)
 {
     struct tcp_conn *c = calloc(1, sizeof *c);
@@ -46,7 +39,7 @@ struct tcp_conn *tern_tcp_conn_new(int fd, enum conn_state state, int peer)
     c->fd = fd;
     c->state = state;
     c->peer = peer;
-    c->deadline_ms = tern_tcp_now_ms() + TERN_AUTH_TIMEOUT_MS;
+    c->deadline_ms = tern_clock_ms() + TERN_AUTH_TIMEOUT_MS;
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     return c;

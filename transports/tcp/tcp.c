@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "tern/boot.h"
+#include "tern/clock.h"
 #include "tern/err.h"
 #include "tern/log.h"
 #include "transports/failure.h"
@@ -243,7 +244,7 @@ static int dial(int peer)
         tern_tcp_conn_free(c);
         return TERN_EPEER;
     }
-    c->deadline_ms = tern_tcp_now_ms() + st.timeout_s * 1000;
+    c->deadline_ms = tern_clock_ms() + st.timeout_s * 1000;
     c->next = st.conns;
     st.conns = c;
     st.handshakes++;
@@ -356,7 +357,7 @@ static int on_conn(struct tcp_conn *c)
 static void rest_listener(void)
 {
     epoll_ctl(st.epfd, EPOLL_CTL_DEL, st.listen_fd, NULL);
-    st.listen_rest = tern_tcp_now_ms() + TCP_LISTEN_REST_MS;
+    st.listen_rest = tern_clock_ms() + TCP_LISTEN_REST_MS;
 }
 
 static void accept_all(void)
@@ -410,7 +411,7 @@ static void handshake_expired(struct tcp_conn *c)
     if (c->state == CONN_WAIT_PROOF) {
         TERN_LOG(2, "tcp: rank %d has not answered our HELLO for %ld s; waiting on",
                  c->peer, st.timeout_s);
-        c->deadline_ms = tern_tcp_now_ms() + st.timeout_s * 1000;
+        c->deadline_ms = tern_clock_ms() + st.timeout_s * 1000;
         return;
     }
     if (c->peer < 0) {
@@ -429,7 +430,7 @@ static void handshake_expired(struct tcp_conn *c)
 static void sweep(int check_deadlines)
 {
     st.reap = 0;
-    long long now = check_deadlines ? tern_tcp_now_ms() : 0;
+    long long now = check_deadlines ? tern_clock_ms() : 0;
     for (struct tcp_conn **pp = &st.conns; *pp;) {
         struct tcp_conn *c = *pp;
         if (check_deadlines && c->state != CONN_READY && c->state != CONN_DEAD &&
@@ -487,7 +488,7 @@ static int tcp_progress(void)
 static int finish_progress(void)
 {
     int deadlines = (st.handshakes || st.listen_rest) && ++st.ticks % DEADLINE_TICKS == 0;
-    if (deadlines && st.listen_rest && tern_tcp_now_ms() > st.listen_rest) {
+    if (deadlines && st.listen_rest && tern_clock_ms() > st.listen_rest) {
         st.listen_rest = 0;
         epoll_add(st.listen_fd, &st, EPOLLIN);
     }

@@ -129,7 +129,6 @@ int tern_tcp_conn_read(struct tcp_conn *c, size_t max);
 /* Sets keepalive so that a silent peer is noticed. */
 void tern_tcp_conn_tune(struct tcp_conn *c, int timeout_s);
 
-long long tern_tcp_now_ms(void);
 
 /* Zero bytes that pad a frame of n bytes to a multiple of TCP_ALIGN. */
 static inline size_t tcp_pad(size_t n)
