@@ -104,8 +104,10 @@ int tern_coll_barrier_quick(struct tern_comm *comm, const char *call)
     struct tern_coll_shm_op op;
     tern_coll_shm_op_start(&op, comm, TERN_COLL_BARRIER, &stamp, call);
     tern_coll_shm_publish(&op, TERN_COLL_SHM_ARRIVED);
-    if (!all_arrived(&op) && tern_coll_shm_wait(&op, all_arrived, &op))
+    if (!all_arrived(&op) && tern_coll_shm_wait(&op, all_arrived, &op)) {
+        comm->coll_failed = 1;
         return op.failed;
+    }
     tern_coll_shm_synced(&op);
     tern_coll_shm_finish(&op);
     return 0;

@@ -41,7 +41,7 @@ int tern_coll_prepare(struct tern_comm *comm, enum tern_coll_kind kind)
     return shm_kind && tern_coll_shm_wanted(comm) ? tern_coll_shm_setup(comm) : 0;
 }
 
-int tern_coll_run(struct tern_coll_args *a, struct tern_request **req)
+static int run(struct tern_coll_args *a, struct tern_request **req)
 {
     /* Every rank must choose the same algorithm, and the choice reads the
      * communicator's host layout: a rank that cannot compute it (out of
@@ -90,6 +90,14 @@ int tern_coll_run(struct tern_coll_args *a, struct tern_request **req)
     tern_sched_sign(&s, &a->stamp);
     algo->build(&s, a);
     return tern_sched_start(&s, NULL);
+}
+
+int tern_coll_run(struct tern_coll_args *a, struct tern_request **req)
+{
+    int rc = run(a, req);
+    if (rc)
+        a->comm->coll_failed = 1;
+    return rc;
 }
 
 int tern_coll_bcast(void *buf, size_t count, const struct tern_dtype *dt,

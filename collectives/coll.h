@@ -147,6 +147,11 @@ int tern_coll_prepare(struct tern_comm *comm, enum tern_coll_kind kind);
  * agreed yet, an operation pending, an algorithm forced, verbose output). */
 int tern_coll_barrier_quick(struct tern_comm *comm, const char *call);
 
+/* At MPI_Finalize, once every rank has arrived: reports, per
+ * communicator, a collective message that no call of this rank received,
+ * or inputs in shared memory that name different calls (leftovers.c). */
+void tern_coll_report_leftovers(void);
+
 /* Reads TERN_COLL_<NAME> for every collective (at MPI_Init; tern-info). */
 void tern_coll_read_tunables(void);
 

@@ -298,6 +298,8 @@ static int advance_checked(struct tern_sched *s)
 static void complete(struct tern_sched *s)
 {
     tern_coll_inquiries_after(s->comm, &s->stamp, s->call);
+    if (s->error)
+        s->comm->coll_failed = 1;
     struct tern_request *r = s->req;
     r->error = s->error;
     r->done = 1;

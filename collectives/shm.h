@@ -132,6 +132,15 @@ static inline int tern_coll_shm_check(struct tern_coll_shm_op *op)
     return ++op->polls < TERN_COLL_SHM_CHECK_POLLS ? 0 : tern_coll_shm_check_due(op);
 }
 
+/* At MPI_Finalize (nothing writes into the slot any more): whether a
+ * member finished another number of operations than this rank (a Bcast
+ * root that made one call more), or put an input in for one of the last
+ * TERN_SHM_COLL_CELL_SETS operations as another call than this rank did
+ * (two roots of one MPI_Bcast both put their data in, and neither waits).
+ * Returns the error, as tern_coll_explain_conflict does, with how the
+ * calls differ in why; else 0. */
+int tern_coll_shm_final_check(const struct tern_comm *comm, char *why, size_t len);
+
 /* Gives op up after member r was found in the call `theirs` (a sig):
  * says how the calls differ (the failure of another member only at
  * verbose level 1: that member says why), sets op->failed and ends op on

@@ -150,3 +150,39 @@ int tern_coll_shm_check_due(struct tern_coll_shm_op *op)
     }
     return messages_differ(op) ? op->failed : 0;
 }
+
+int tern_coll_shm_final_check(const struct tern_comm *comm, char *why, size_t len)
+{
+    const struct tern_coll_shm *sh = comm->shm;
+    if (!sh || sh->slot < 0)
+        return 0;
+    for (int r = 0; r < comm->size; r++) {
+        uint64_t d = atomic_load_explicit(&sh->view.reduced[r].done, memory_order_acquire);
+        if (d != sh->done_seq) {
+            snprintf(why, len, "rank %d made %s collective calls through shared memory than "
+                     "this rank did (%llu against %llu)", r, d > sh->done_seq ? "more" : "fewer",
+                     (unsigned long long)d, (unsigned long long)sh->done_seq);
+            return TERN_EOTHER;
+        }
+    }
+    for (uint64_t set = 0; set < TERN_SHM_COLL_CELL_SETS; set++) {
+        const struct tern_shm_coll_cell *mine = tern_shm_coll_cell(&sh->view, set, comm->rank);
+        uint64_t seq = atomic_load_explicit(&mine->seq, memory_order_acquire);
+        uint16_t sig = (uint16_t)(mine->bytes >> TERN_COLL_SHM_SIG_SHIFT);
+        if (!seq)
+            continue;
+        for (int r = 0; r < comm->size; r++) {
+            const struct tern_shm_coll_cell *c = tern_shm_coll_cell(&sh->view, set, r);
+            uint16_t theirs = (uint16_t)(c->bytes >> TERN_COLL_SHM_SIG_SHIFT);
+            if (atomic_load_explicit(&c->seq, memory_order_acquire) != seq || theirs == sig)
+                continue;
+            struct tern_coll_call_id m = decode(sig), t = decode(theirs);
+            char how[400];
+            int rc = tern_coll_explain_conflict(&m, &t, r, how, sizeof how);
+            snprintf(why, len, "in one of the last %d calls through shared memory, %s",
+                     TERN_SHM_COLL_CELL_SETS, how);
+            return rc;
+        }
+    }
+    return 0;
+}

@@ -60,6 +60,16 @@ static const char *call_of(int kind_field)
     return tern_coll_call_name((enum tern_coll_kind)(kind_field - 1));
 }
 
+const char *tern_coll_tag_call(int tag)
+{
+    return call_of(field(tag, KIND_SHIFT, KIND_BITS));
+}
+
+int tern_coll_tag_is_notice(int tag)
+{
+    return field(tag, KIND_SHIFT, KIND_BITS) == FAILED_KIND;
+}
+
 int tern_coll_explain_conflict(const struct tern_coll_call_id *mine,
                                const struct tern_coll_call_id *theirs, int src, char *buf,
                                size_t len)

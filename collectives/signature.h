@@ -76,6 +76,14 @@ struct tern_coll_call_id {
  * has of it). */
 struct tern_coll_call_id tern_coll_call_id_of(int tag);
 
+/* The MPI function of the call that a tag's signature names ("MPI_Bcast",
+ * or words for the library's own schedules). */
+const char *tern_coll_tag_call(int tag);
+
+/* Whether a tag is a notice's (notice.h: a failed call's, an inquiry's)
+ * rather than a call's data. */
+int tern_coll_tag_is_notice(int tag);
+
 /* Explains, into buf, how rank src's call differs from this rank's, and
  * returns the error the call fails with: the other rank's error if it
  * failed, TERN_EOTHER for another collective, TERN_EROOT for another root,

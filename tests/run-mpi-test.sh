@@ -5,7 +5,8 @@
 #
 # Usage:
 #   run-mpi-test.sh [--np N[,N...]] [--expect-fail] [--expect-exit CODE]
-#                   [--expect-output ERE] [--timeout S] [--env VAR=VAL]...
+#                   [--expect-output ERE] [--reject-output ERE] [--timeout S]
+#                   [--env VAR=VAL]...
 #                   [--verbose] -- prog [args]
 #
 #   --np LIST          rank counts to run, comma separated (default 1,2,3,4,8)
@@ -14,6 +15,7 @@
 #   --expect-exit CODE the job must end with exactly this exit status
 #   --expect-output ERE the job's output (stdout and stderr together) must
 #                      match this extended regular expression, case-insensitive
+#   --reject-output ERE the job's output must not match it
 #   --timeout S        outer timeout per run in seconds (default 120); a run
 #                      that reaches it is a failure reported as "hung"
 #   --env VAR=VAL      set VAR in the environment of mpirun (repeatable)
@@ -50,6 +52,7 @@ np_list="1,2,3,4,8"
 expect_fail=0
 expect_exit=""
 expect_output=""
+reject_output=""
 timeout_s=120
 verbose=0
 envs=()
@@ -69,6 +72,8 @@ while [ $# -gt 0 ]; do
         --expect-exit=*) expect_exit="${1#--expect-exit=}"; shift ;;
         --expect-output) expect_output="${2:?--expect-output needs a value}"; shift 2 ;;
         --expect-output=*) expect_output="${1#--expect-output=}"; shift ;;
+        --reject-output) reject_output="${2:?--reject-output needs a value}"; shift 2 ;;
+        --reject-output=*) reject_output="${1#--reject-output=}"; shift ;;
         --timeout) timeout_s="${2:?--timeout needs a value}"; shift 2 ;;
         --timeout=*) timeout_s="${1#--timeout=}"; shift ;;
         --env) envs+=("${2:?--env needs VAR=VAL}"); shift 2 ;;
@@ -192,6 +197,9 @@ for np in ${np_list//,/ }; do
     fi
     if [ -n "$expect_output" ] && ! grep -Eiq -e "$expect_output" "$out"; then
         reasons+=("output does not match /$expect_output/")
+    fi
+    if [ -n "$reject_output" ] && grep -Eiq -e "$reject_output" "$out"; then
+        reasons+=("output matches /$reject_output/: $(grep -Ei -m1 -e "$reject_output" "$out")")
     fi
 
     # Leftover processes: give the job up to 2 s to settle.

@@ -82,8 +82,13 @@ int PMPI_Finalize(void)
      * everything still works, so their callbacks may call MPI. */
     if (!rc)
         rc = tern_comm_finalize_attrs();
-    if (!rc)
-        rc = tern_p2p_finalize();
+    if (!rc) {
+        rc = tern_p2p_quiesce();
+        if (!rc)
+            tern_coll_report_leftovers();
+        int rc2 = tern_p2p_finalize();
+        rc = rc ? rc : rc2;
+    }
     if (rc)
         return tern_api_error(NULL, "MPI_Finalize", rc);
     tern_boot_finalize();

@@ -167,6 +167,14 @@ struct tern_comm *tern_comm_self(void)
     return &self;
 }
 
+void tern_comm_each(void (*fn)(struct tern_comm *c, void *arg), void *arg)
+{
+    fn(&world, arg);
+    fn(&self, arg);
+    for (struct tern_comm *c = live; c; c = c->next)
+        fn(c, arg);
+}
+
 const char *tern_comm_label(const struct tern_comm *c)
 {
     return c->name[0] ? c->name : "an unnamed communicator";

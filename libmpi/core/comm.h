@@ -84,6 +84,9 @@ struct tern_comm {
     struct tern_attr_list attrs;
     struct tern_comm *prev, *next;  /* Live (or graveyard) list. */
     int where;                      /* Which of the two lists, if any. */
+    /* A collective call failed on this rank: messages of it may stay
+     * unreceived (collectives/leftovers.c). */
+    int coll_failed;
     /* The host layout of collectives/nodes.h, computed on first use: one
      * allocation, freed with the communicator. */
     struct tern_coll_nodes *nodes;
@@ -107,6 +110,10 @@ struct tern_comm *tern_comm_get(MPI_Comm h);
 
 struct tern_comm *tern_comm_world(void);
 struct tern_comm *tern_comm_self(void);
+
+/* Calls fn for MPI_COMM_WORLD, MPI_COMM_SELF and every communicator the
+ * program has not freed. */
+void tern_comm_each(void (*fn)(struct tern_comm *c, void *arg), void *arg);
 
 /* The name for messages: the user's name, or "an unnamed communicator". */
 const char *tern_comm_label(const struct tern_comm *c);

@@ -35,8 +35,13 @@ enum tern_send_mode {
 /* Reads the p2p tunables (also for tern-info). */
 void tern_p2p_read_tunables(int oversubscribed);
 
-/* Transport setup and teardown, with the job-wide fences between phases. */
+/* Transport setup and teardown, with the job-wide fences between phases.
+ * MPI_Finalize first calls tern_p2p_quiesce, which completes what this
+ * rank owes others and waits for every rank to reach it, then
+ * tern_p2p_finalize, which releases the transports and drops the messages
+ * that no receive took. */
 int tern_p2p_init(const struct tern_boot_info *boot);
+int tern_p2p_quiesce(void);
 int tern_p2p_finalize(void);
 
 /* `ctx` is the communicator's point-to-point context (comm->ctx) for user
@@ -76,6 +81,11 @@ long tern_p2p_take_unexp(struct tern_comm *comm, uint32_t ctx, int tag, void *bu
  * equals `tag` in the bits of `mask`, from any rank: their senders
  * complete, and none stays behind. */
 void tern_p2p_discard_unexp(struct tern_comm *comm, uint32_t ctx, int tag, int mask);
+
+/* Calls fn with the context, the sender (its rank in the communicator) and
+ * the tag of every message that arrived and that no receive took, earliest
+ * first. */
+void tern_p2p_unexp_each(void (*fn)(uint32_t ctx, int src, int tag, void *arg), void *arg);
 
 /* Whether r is a receive that no message has matched yet. */
 int tern_p2p_recv_unmatched(const struct tern_request *r);

@@ -376,6 +376,12 @@ int tern_p2p_unexp_conflict(uint32_t ctx, int src, int tag, int mask, int *from)
     return u->tag;
 }
 
+void tern_p2p_unexp_each(void (*fn)(uint32_t ctx, int src, int tag, void *arg), void *arg)
+{
+    for (const struct tern_unexp *u = tern_p2p.mq.unexp_head; u; u = u->next)
+        fn(u->ctx, u->src, u->tag, arg);
+}
+
 /* Receives the unexpected message u, taken from the queue, into buf (room
  * for all of it) if it is eager, else (or with buf NULL) into a buffer of
  * its own, freed once it is in: 1 if it is in buf, 0 if not; -1 when

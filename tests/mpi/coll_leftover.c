@@ -1,0 +1,71 @@
+/*
+ * coll_leftover: collective calls that disagree although no rank waits,
+ * reported at MPI_Finalize (collectives/leftovers.c).
+ *
+ *   roots   rank 0 calls MPI_Bcast with root 0, every other rank with root
+ *           1: ranks 0 and 1 each take themselves for the root, only send
+ *           and return. Then a few correct calls, whose results are
+ *           checked: the disagreement must disturb nothing after it.
+ *   extra   three correct MPI_Bcast calls, then rank 0 makes one more, as
+ *           its root, that no other rank makes.
+ *   none    a correct program whose root runs far ahead: 300 MPI_Bcast
+ *           calls of one int while the others start 100 ms late, then
+ *           calls with the other ranks as roots; every result is checked.
+ *
+ * Every call returns MPI_SUCCESS; the .test checks what MPI_Finalize says
+ * (nothing, for "none").
+ *
+ * Uses only the standard MPI API.
+ */
+#include "tt.h"
+
+#define AHEAD 300
+
+static void check_allreduce(int k)
+{
+    int x = tt_rank + k, sum = -1;
+    TT_MPI(MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    TT_EQ("MPI_Allreduce sum", tt_size * (tt_size - 1) / 2 + tt_size * k, sum);
+}
+
+static void bcast_from(int root, int value)
+{
+    int v = tt_rank == root ? value : -1;
+    TT_MPI(MPI_Bcast(&v, 1, MPI_INT, root, MPI_COMM_WORLD));
+    TT_EQ("MPI_Bcast value", value, v);
+}
+
+int main(int argc, char **argv)
+{
+    tt_init(&argc, &argv, "coll_leftover");
+    const char *mode = argc > 1 ? argv[1] : "none";
+    if (tt_size < 2 && strcmp(mode, "none") != 0)
+        return tt_finish();
+    if (!strcmp(mode, "roots")) {
+        int v = tt_rank;
+        TT_MPI(MPI_Bcast(&v, 1, MPI_INT, tt_rank == 0 ? 0 : 1, MPI_COMM_WORLD));
+        for (int k = 0; k < 5; k++) {
+            check_allreduce(k);
+            bcast_from(0, 7 + k);
+        }
+    } else if (!strcmp(mode, "extra")) {
+        for (int k = 0; k < 3; k++)
+            bcast_from(0, 10 + k);
+        if (tt_rank == 0) {
+            int v = 99;
+            TT_MPI(MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD));
+        }
+    } else if (!strcmp(mode, "none")) {
+        if (tt_rank != 0)
+            tt_sleep_ms(100);
+        for (int k = 0; k < AHEAD; k++)
+            bcast_from(0, k);
+        for (int r = 0; r < tt_size; r++) {
+            bcast_from(r, 1000 + r);
+            check_allreduce(r);
+        }
+    } else {
+        TT_FAIL("unknown mode '%s' (roots, extra or none)", mode);
+    }
+    return tt_finish();
+}
