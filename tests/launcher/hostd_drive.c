@@ -29,11 +29,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "launcher/hostd_proto.h"
 #include "tern/auth.h"
+#include "tern/clock.h"
 #include "tern/wire.h"
 
 struct opts {
@@ -45,13 +45,6 @@ struct opts {
     char **argv;
     int argc;
 };
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int parse(int argc, char **argv, struct opts *o)
 {
@@ -197,10 +190,10 @@ static void print_frame(uint32_t type, const unsigned char *b, size_t len)
 /* Talks to hostd until it closes its stdout. */
 static void converse(const struct opts *o, int to, int from, int lfd)
 {
-    long long start = 0, last_ping = now_ms();
+    long long start = 0, last_ping = tern_clock_ms();
     int started = 0, to_open = 1, signalled = 0, watch = -1;
     for (;;) {
-        long long now = now_ms();
+        long long now = tern_clock_ms();
         if (started && to_open && o->signal_ms >= 0 && !signalled &&
             now - start >= o->signal_ms) {
             unsigned char b[4];
@@ -243,7 +236,7 @@ static void converse(const struct opts *o, int to, int from, int lfd)
         } else if (type == TERN_HOSTD_READY) {
             tern_wire_send(to, TERN_HOSTD_START, NULL, 0);
             started = 1;
-            start = now_ms();
+            start = tern_clock_ms();
             if (o->stdin_text) {
                 tern_wire_send(to, TERN_HOSTD_STDIN, o->stdin_text, strlen(o->stdin_text));
                 tern_wire_send(to, TERN_HOSTD_STDIN, NULL, 0);
