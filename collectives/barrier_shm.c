@@ -98,17 +98,21 @@ int tern_coll_barrier_quick(struct tern_comm *comm, const char *call)
     if (!sh || sh->slot < 0 || sh->done_seq != sh->next_seq
         || !tern_coll_may_skip_select(TERN_COLL_BARRIER, tern_coll_barrier_shm))
         return TERN_EAGAIN;
-    /* The number the schedule would have taken (tern_coll_run). */
-    uint64_t n = comm->coll_seq++;
+    /* The number the schedule would have taken (tern_coll_run), moved on
+     * when the call ends (sched.h). */
+    uint64_t n = comm->coll_seq;
     struct tern_coll_stamp stamp = { n, (int)(n & TERN_COLL_SEQ_MASK) | signature(), 0 };
+    comm->coll_recent[n % TERN_COLL_RECENT] = stamp;
     struct tern_coll_shm_op op;
     tern_coll_shm_op_start(&op, comm, TERN_COLL_BARRIER, &stamp, call);
     tern_coll_shm_publish(&op, TERN_COLL_SHM_ARRIVED);
     if (!all_arrived(&op) && tern_coll_shm_wait(&op, all_arrived, &op)) {
+        comm->coll_seq++;
         comm->coll_failed = 1;
         return op.failed;
     }
     tern_coll_shm_synced(&op);
     tern_coll_shm_finish(&op);
+    comm->coll_seq++;
     return 0;
 }

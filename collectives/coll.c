@@ -8,6 +8,7 @@
 #include "collectives/algo.h"
 #include "collectives/coll.h"
 #include "collectives/nodes.h"
+#include "collectives/notice.h"
 #include "collectives/shm.h"
 #include "collectives/signature.h"
 #include "libmpi/core/comm.h"
@@ -76,10 +77,12 @@ static int run(struct tern_coll_args *a, struct tern_request **req)
         return tern_sched_start(s, req);
     }
     if (algo->run) {
+        a->comm->coll_recent[a->stamp.seq % TERN_COLL_RECENT] = a->stamp;
         int rc = algo->run(a);
         if (rc != TERN_EAGAIN) {
-            /* The call takes the tag its schedule would have taken, so
-             * that the ranks' next calls agree on theirs. */
+            /* The call took the number its schedule would have taken, so
+             * that the ranks' next calls agree on theirs; a blocking call
+             * moves it on when it ends (sched.h). */
             a->comm->coll_seq++;
             return rc;
         }
@@ -89,7 +92,15 @@ static int run(struct tern_coll_args *a, struct tern_request **req)
     s.call = a->call;
     tern_sched_sign(&s, &a->stamp);
     algo->build(&s, a);
-    return tern_sched_start(&s, NULL);
+    int rc = tern_sched_start(&s, NULL);
+    a->comm->coll_seq++;
+    return rc;
+}
+
+void tern_coll_init(void)
+{
+    tern_coll_read_tunables();
+    tern_coll_notices_init();
 }
 
 int tern_coll_run(struct tern_coll_args *a, struct tern_request **req)

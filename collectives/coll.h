@@ -155,6 +155,14 @@ void tern_coll_report_leftovers(void);
 /* Reads TERN_COLL_<NAME> for every collective (at MPI_Init; tern-info). */
 void tern_coll_read_tunables(void);
 
+/* At MPI_Init, once the transports are up: reads the tunables and has
+ * the idle waits answer inquiries about completed calls (notice.h). */
+void tern_coll_init(void);
+
+/* Notes, as comm is destroyed, what an answer to an inquiry about one of
+ * its collective calls needs (notice.h). */
+void tern_coll_retire(const struct tern_comm *comm);
+
 /* Shortcuts for blocking calls inside the library. */
 
 int tern_coll_bcast(void *buf, size_t count, const struct tern_dtype *dt,

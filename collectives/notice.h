@@ -22,11 +22,28 @@
  *
  * A rank also takes the inquiries about a call when the call completes on
  * it, and answers one about another call with a failure notice: a rank
- * that only sends (a Bcast's root) never waits. A correct program pays one
- * small message per wait that lasted that long. Only an inquiry that
- * arrives after the call completed stays in the queue, until
- * MPI_Finalize; it carries the call's whole number, so a call whose number
- * comes round to the same 20 bits of tag much later drops it.
+ * that only sends (a Bcast's root) never waits. One about the same call
+ * gets an answer that says the call has completed here. So does an
+ * inquiry that comes after the call completed (a rank that passed a count
+ * of 0 to MPI_Gather returns at once, without a message): the waits of a
+ * rank that find nothing to do look for such inquiries once notices have
+ * arrived (tern_p2p_watch_notices), and so does MPI_Finalize's fence.
+ * Before it answers, the rank drops the messages of that call from the
+ * inquirer that no call of its took, and the answer says how many.
+ *
+ * The inquirer fails its call (MPI_ERR_TRUNCATE) when the answer says
+ * messages were dropped, or when its round still waits for a message
+ * from the rank that answered: that rank sent its messages of the call
+ * before the answer, and messages between two ranks arrive in order, so
+ * that one will never come. An inquiry that came while its rank was in
+ * the same call is dropped, and the inquirer asks again after twice as
+ * long (up to TERN_COLL_INQUIRE_EVERY_NS between two), in case that call
+ * completes without the message. A correct program pays one small message
+ * per wait that lasted TERN_COLL_INQUIRE_AFTER_NS, and one more each time
+ * that wait doubles; answers that come after the inquirer's call
+ * completed are dropped by its next idle wait. An inquiry carries the
+ * call's whole number, so a call whose number comes round to the same 20
+ * bits of tag much later drops it.
  */
 #ifndef TERN_COLLECTIVES_NOTICE_H
 #define TERN_COLLECTIVES_NOTICE_H
@@ -39,6 +56,7 @@ struct tern_coll_stamp;
 struct tern_request;
 
 #define TERN_COLL_INQUIRE_AFTER_NS 50000000u
+#define TERN_COLL_INQUIRE_EVERY_NS 1600000000u
 
 /* Sends rank `peer` of comm the notice that call c failed on this rank
  * with error `code`; *r: its request (NULL if it completed at once). */
@@ -73,9 +91,21 @@ int tern_coll_inquiries(struct tern_comm *comm, const struct tern_coll_stamp *c,
 /* For call c (of MPI function `call`), completed on this rank: takes the
  * inquiries about it that wait here, and answers each that names another
  * call with a failure notice, after a line that says how the calls
- * differ, so that a rank that waits for a message this rank never sends
- * fails instead of waiting for ever. */
+ * differ, and each that names this call with the answer that it
+ * completed, so that a rank that waits for a message this rank never
+ * sends fails instead of waiting for ever. */
 void tern_coll_inquiries_after(struct tern_comm *comm, const struct tern_coll_stamp *c,
                                const char *call);
+
+/* Takes the answers for call c that wait here: that a rank has completed
+ * the call. One that says the rank dropped messages of this rank's, or
+ * from a rank that waits_for(arg, rank) says this rank still waits for,
+ * fails c: returns TERN_ETRUNCATE, with why written into why. Else 0. */
+int tern_coll_answers(struct tern_comm *comm, const struct tern_coll_stamp *c,
+                      int (*waits_for)(void *arg, int rank), void *arg, char *why, size_t len);
+
+/* Has the idle waits of this rank (and MPI_Finalize's fence) answer the
+ * inquiries about calls that completed here before they came. */
+void tern_coll_notices_init(void);
 
 #endif

@@ -20,7 +20,7 @@ void tern_sched_init(struct tern_sched *s, struct tern_comm *comm)
 {
     s->comm = comm;
     s->ctx = comm->ctx + 1;
-    s->stamp.seq = comm->coll_seq++;
+    s->stamp.seq = comm->coll_seq;
     s->stamp.tag = (int)(s->stamp.seq & TERN_COLL_SEQ_MASK);
     s->stamp.root = 0;
     s->error = 0;
@@ -53,7 +53,8 @@ void tern_sched_init(struct tern_sched *s, struct tern_comm *comm)
     s->arrivals_seen = 0;
     s->waited_round = 0;
     s->waited_since = 0;
-    s->inquired_round = 0;
+    s->inquire_at = 0;
+    s->inquired = 0;
 }
 
 void tern_sched_sign(struct tern_sched *s, const struct tern_coll_stamp *stamp)
@@ -67,6 +68,9 @@ struct tern_sched *tern_sched_new(struct tern_comm *comm)
     if (!s)
         return NULL;
     tern_sched_init(s, comm);
+    /* A nonblocking call takes its number at once: others may start
+     * before it ends. */
+    comm->coll_seq++;
     s->on_heap = 1;
     return s;
 }

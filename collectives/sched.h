@@ -109,7 +109,8 @@ struct tern_sched {
     unsigned long arrivals_seen;    /* Unexpected messages at its last check. */
     int waited_round;               /* 1 + the round it waits in since */
     uint64_t waited_since;          /* ... this time (ns), */
-    int inquired_round;             /* 1 + the last round it sent inquiries. */
+    uint64_t inquire_at;            /* ... and inquires once it waited this long (ns). */
+    int inquired;                   /* It sent inquiries (notice.h). */
     const char *call;               /* tern_coll_args.call: "MPI_Bcast",
                                        or NULL (the library's own). */
     struct tern_request *req;       /* The collective's request. */
@@ -126,8 +127,15 @@ struct tern_sched {
     alignas(16) unsigned char arena[TERN_SCHED_ARENA];
 };
 
-/* Prepares an empty schedule on comm and takes the call's tag. */
+/* Prepares an empty schedule on comm for the call numbered
+ * comm->coll_seq. A blocking call moves the number on once it returns, so
+ * that a number below comm->coll_seq is that of a call that has begun and,
+ * unless it is a nonblocking one still active (tern_sched_active), ended
+ * on this rank (notice.h). */
 void tern_sched_init(struct tern_sched *s, struct tern_comm *comm);
+
+/* Whether a nonblocking call of comm numbered seq is under way here. */
+int tern_sched_active(const struct tern_comm *comm, uint64_t seq);
 
 /* Gives the schedule the stamp of the call it runs (signature.h: the tag
  * with its signature, and the root), which tern_coll_run made while the

@@ -218,42 +218,66 @@ static int conflict_from(struct tern_sched *s, int peer)
     return rc != 0;
 }
 
-/* Whether receive i of the round has a peer that an earlier unmatched
- * receive of the round has too. */
+/* Whether request r of the round is one whose peer has not taken part in
+ * it yet, as far as this rank knows: a receive that no message matched
+ * (a long one under way is not asked about) or a send that no receive
+ * matched. */
+static int unmatched(const struct tern_request *r)
+{
+    return tern_p2p_recv_unmatched(r) || tern_p2p_send_unmatched(r);
+}
+
+/* Whether an earlier request of the round than i that is unmatched has
+ * the peer that request i has. */
 static int peer_seen(const struct tern_sched *s, int i)
 {
     for (int j = 0; j < i; j++)
-        if (tern_p2p_recv_unmatched(s->reqs[j]) && s->reqs[j]->rank == s->reqs[i]->rank)
+        if (unmatched(s->reqs[j]) && s->reqs[j]->rank == s->reqs[i]->rank)
             return 1;
     return 0;
 }
 
 /* Once the schedule has waited TERN_COLL_INQUIRE_AFTER_NS in one round,
- * sends each rank whose message it still waits for (a receive that no
- * message matched: a long one under way is not asked about) an inquiry
- * (notice.h), once per round. */
+ * sends each rank whose part it still waits for (unmatched()) an inquiry
+ * (notice.h), and again after twice as long, and so on up to
+ * TERN_COLL_INQUIRE_EVERY_NS between two: a rank that was in this very
+ * call when the inquiry came and then completed it without the message
+ * answers only the next one. */
 static void inquire(struct tern_sched *s)
 {
     int round = s->cur + 1;
-    if (s->inquired_round == round)
-        return;
     uint64_t now = tern_clock_ns();
     if (s->waited_round != round) {
         s->waited_round = round;
         s->waited_since = now;
+        s->inquire_at = TERN_COLL_INQUIRE_AFTER_NS;
         return;
     }
-    if (now - s->waited_since < TERN_COLL_INQUIRE_AFTER_NS)
+    uint64_t waited = now - s->waited_since;
+    if (waited < s->inquire_at)
         return;
-    s->inquired_round = round;
+    s->inquire_at = waited + (waited < TERN_COLL_INQUIRE_EVERY_NS ? waited
+                                                                   : TERN_COLL_INQUIRE_EVERY_NS);
     for (int i = 0; i < s->nreqs; i++)
-        if (tern_p2p_recv_unmatched(s->reqs[i]) && !peer_seen(s, i)) {
+        if (unmatched(s->reqs[i]) && !peer_seen(s, i)) {
+            s->inquired = 1;
             TERN_LOG(2, "%s on %s: waited %d ms in round %d for rank %d; asking it which "
                      "call it is in", s->call ? s->call : "a collective",
-                     tern_comm_label(s->comm), (int)((now - s->waited_since) / 1000000),
-                     round, s->reqs[i]->rank);
+                     tern_comm_label(s->comm), (int)(waited / 1000000), round,
+                     s->reqs[i]->rank);
             tern_coll_inquire(s->comm, &s->stamp, s->reqs[i]->rank);
         }
+}
+
+/* Whether the round waits for a message from rank `peer` that no message
+ * matched. */
+static int waits_for(void *arg, int peer)
+{
+    const struct tern_sched *s = arg;
+    for (int i = 0; i < s->nreqs; i++)
+        if (tern_p2p_recv_unmatched(s->reqs[i]) && s->reqs[i]->rank == peer)
+            return 1;
+    return 0;
 }
 
 /* For a schedule that waits for messages of its round: inquires after a
@@ -274,6 +298,8 @@ static int mismatched(struct tern_sched *s)
     /* First, as they have another signature too. */
     char why[400];
     int from, rc = tern_coll_inquiries(s->comm, &s->stamp, &from, why, sizeof why);
+    if (!rc)
+        rc = tern_coll_answers(s->comm, &s->stamp, waits_for, s, why, sizeof why);
     if (rc) {
         give_up(s, rc, why, 0);
         return 1;
@@ -295,9 +321,26 @@ static int advance_checked(struct tern_sched *s)
     return advance(s) || (mismatched(s) && advance(s));
 }
 
+/* What a schedule does with the notices about it as it ends: an answer
+ * to its inquiries that says its messages were dropped fails it (the
+ * answer came before the drop that let its sends complete), and the
+ * inquiries that wait here get their answers. */
+static void finish(struct tern_sched *s)
+{
+    char why[400];
+    int rc;
+    if (s->inquired && !s->error &&
+        (rc = tern_coll_answers(s->comm, &s->stamp, waits_for, s, why, sizeof why))) {
+        tern_log("%s on %s: %s", s->call ? s->call : "a collective run inside another MPI call",
+                 tern_comm_label(s->comm), why);
+        note_error(s, rc);
+    }
+    tern_coll_inquiries_after(s->comm, &s->stamp, s->call);
+}
+
 static void complete(struct tern_sched *s)
 {
-    tern_coll_inquiries_after(s->comm, &s->stamp, s->call);
+    finish(s);
     if (s->error)
         s->comm->coll_failed = 1;
     struct tern_request *r = s->req;
@@ -306,6 +349,14 @@ static void complete(struct tern_sched *s)
     if (r->user_freed)
         tern_request_free(r);
     tern_sched_free(s);
+}
+
+int tern_sched_active(const struct tern_comm *comm, uint64_t seq)
+{
+    for (const struct tern_sched *s = active; s; s = s->next)
+        if (s->comm == comm && s->stamp.seq == seq)
+            return 1;
+    return 0;
 }
 
 /* The progress hook: advances every active schedule once. */
@@ -389,6 +440,7 @@ static void describe(void *arg, char *buf, size_t len)
 
 int tern_sched_start(struct tern_sched *s, struct tern_request **out)
 {
+    s->comm->coll_recent[s->stamp.seq % TERN_COLL_RECENT] = s->stamp;
     tern_sched_round(s);
     if (s->error) {
         int rc = s->error;
@@ -400,7 +452,7 @@ int tern_sched_start(struct tern_sched *s, struct tern_request **out)
         struct blocking_wait w = { s };
         if (!advance(s))
             tern_p2p_wait_described(blocking_done, &w, describe);
-        tern_coll_inquiries_after(s->comm, &s->stamp, s->call);
+        finish(s);
         int rc = s->error;
         tern_sched_free(s);
         return rc;

@@ -18,10 +18,13 @@
 
 _Static_assert(TERN_COLL_NKINDS + 1 < (1 << KIND_BITS),
                "a kind + 1 fits its field, below the failed calls' all ones");
-_Static_assert(-TERN_EOTHER < (1 << (ALGO_BITS + ROOT_BITS)), "EOTHER fits a failed call's bits");
+_Static_assert(-TERN_EOTHER < (1 << (ALGO_BITS + ROOT_BITS)) - 1,
+               "EOTHER fits a failed call's bits, below a completed call's answer");
 #define FAILED_KIND ((1 << KIND_BITS) - 1)
-/* A failed call's code goes where the algorithm and the root go. */
+/* A failed call's code goes where the algorithm and the root go; code 0
+ * is an inquiry's, all ones a completed call's answer. */
 #define CODE_BITS (ALGO_BITS + ROOT_BITS)
+#define COMPLETED_CODE ((1 << CODE_BITS) - 1)
 _Static_assert(ROOT_SHIFT + ROOT_BITS <= 30, "a tag stays a non-negative int");
 
 static int field(int tag, int shift, int bits)
@@ -31,13 +34,18 @@ static int field(int tag, int shift, int bits)
 
 int tern_coll_signature_failed(int code)
 {
-    int c = -code > 0 && -code < (1 << CODE_BITS) ? -code : -TERN_EOTHER;
+    int c = -code > 0 && -code < COMPLETED_CODE ? -code : -TERN_EOTHER;
     return FAILED_KIND << KIND_SHIFT | c << ALGO_SHIFT;
 }
 
 int tern_coll_signature_inquiry(void)
 {
     return FAILED_KIND << KIND_SHIFT;
+}
+
+int tern_coll_signature_completed(void)
+{
+    return FAILED_KIND << KIND_SHIFT | COMPLETED_CODE << ALGO_SHIFT;
 }
 
 int tern_coll_signature_of(int kind, int index, int root)

@@ -48,6 +48,11 @@ int tern_coll_signature_failed(int code);
  * code 0, which no failed call has. */
 int tern_coll_signature_inquiry(void);
 
+/* The signature of the answer to an inquiry about a call that has
+ * completed on the rank asked (notice.h): a failed call's bits with all
+ * ones for its code, which no failed call has. */
+int tern_coll_signature_completed(void);
+
 /* The signature bits of a call that runs `algo`, in their place in the
  * tag (to be ORed into the sequence number); the same from the
  * collective, the algorithm's index in its menu and the root (0 for the
@@ -63,6 +68,9 @@ struct tern_coll_stamp {
     int tag;
     int root;
 };
+
+/* How many of its last calls a communicator remembers (comm.h). */
+#define TERN_COLL_RECENT 8
 
 /* What identifies a call, as far as the ranks can compare it: the
  * collective (kind + 1; 0 for the library's own schedules), the index of
@@ -80,8 +88,8 @@ struct tern_coll_call_id tern_coll_call_id_of(int tag);
  * or words for the library's own schedules). */
 const char *tern_coll_tag_call(int tag);
 
-/* Whether a tag is a notice's (notice.h: a failed call's, an inquiry's)
- * rather than a call's data. */
+/* Whether a tag is a notice's (notice.h: a failed call's, an inquiry's,
+ * an answer's) rather than a call's data. */
 int tern_coll_tag_is_notice(int tag);
 
 /* Explains, into buf, how rank src's call differs from this rank's, and

@@ -37,7 +37,7 @@ static int start(int required, int *provided)
     rc = tern_comm_init(tern_rt.boot.rank, tern_rt.boot.size);
     if (!rc)
         rc = tern_p2p_init(&tern_rt.boot);
-    tern_coll_read_tunables();
+    tern_coll_init();
     if (rc) {
         tern_api_detail("start-up failed: %s", tern_err_message(rc));
         return rc;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collectives/coll.h"
 #include "collectives/shm.h"
 #include "libmpi/core/comm.h"
 #include "libmpi/core/errhandler.h"
@@ -80,6 +81,7 @@ static void destroy(struct tern_comm *c)
     tern_errh_release(c->errh);
     free(c->nodes);
     tern_coll_shm_free(c);
+    tern_coll_retire(c);
     tern_topo_free(c->topo);
     c->magic = TERN_MAGIC_DEAD;
     tern_obj_remove(c);
@@ -172,6 +174,8 @@ void tern_comm_each(void (*fn)(struct tern_comm *c, void *arg), void *arg)
     fn(&world, arg);
     fn(&self, arg);
     for (struct tern_comm *c = live; c; c = c->next)
+        fn(c, arg);
+    for (struct tern_comm *c = graveyard; c; c = c->next)
         fn(c, arg);
 }
 

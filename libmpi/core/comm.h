@@ -55,6 +55,7 @@
 
 #include <mpi.h>
 
+#include "collectives/signature.h"
 #include "libmpi/core/attr.h"
 
 struct tern_errhandler;
@@ -95,6 +96,10 @@ struct tern_comm {
     struct tern_coll_shm *shm;
     /* Its process topology (topo.h), NULL if none; freed with it. */
     struct tern_topo *topo;
+    /* The stamps of its last collective calls on this rank, call number
+     * seq at index seq % TERN_COLL_RECENT, for the answers to inquiries
+     * that come after a call completed (collectives/notice.h). */
+    struct tern_coll_stamp coll_recent[TERN_COLL_RECENT];
 };
 
 /* Sets up the predefined communicators from the world rank and size. */
@@ -111,8 +116,9 @@ struct tern_comm *tern_comm_get(MPI_Comm h);
 struct tern_comm *tern_comm_world(void);
 struct tern_comm *tern_comm_self(void);
 
-/* Calls fn for MPI_COMM_WORLD, MPI_COMM_SELF and every communicator the
- * program has not freed. */
+/* Calls fn for MPI_COMM_WORLD, MPI_COMM_SELF and every communicator not
+ * destroyed yet (also one that the program freed and whose memory is not
+ * reclaimed yet). */
 void tern_comm_each(void (*fn)(struct tern_comm *c, void *arg), void *arg);
 
 /* The name for messages: the user's name, or "an unnamed communicator". */

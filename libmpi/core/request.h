@@ -46,6 +46,8 @@ struct tern_request {
     int peer;
     int tag;
     uint32_t ctx;
+    int as_rank;         /* Send: the sender's rank that the envelope names
+                            (in comm, or tern_p2p_isend_as's). */
 
     /* Contiguous data: `buf`, the user's buffer. Non-contiguous data:
      * `user_buf` and `dtype` (held), packed or unpacked a packet at a time.

@@ -53,6 +53,13 @@ int tern_p2p_irecv(void *buf, size_t count, const struct tern_dtype *dt,
                    int src, int tag, struct tern_comm *comm, uint32_t ctx,
                    struct tern_request **out);
 
+/* A send of len bytes to world rank `peer` on context ctx, as rank
+ * as_rank of a communicator that this rank has destroyed (the
+ * collectives answer inquiries about their calls on one,
+ * collectives/notice.h): the request holds no communicator. */
+int tern_p2p_isend_as(const void *buf, size_t len, int peer, int as_rank, uint32_t ctx,
+                      int tag, struct tern_request **out);
+
 /* Probe: *flag = 1 and the status filled if a message fits. With `msg`
  * non-NULL (Mprobe) the message leaves the queue and is returned. */
 int tern_p2p_iprobe(int src, int tag, struct tern_comm *comm, int *flag,
@@ -71,24 +78,47 @@ int tern_p2p_imrecv(void *buf, size_t count, const struct tern_dtype *dt,
 unsigned long tern_p2p_unexp_arrivals(void);
 int tern_p2p_unexp_conflict(uint32_t ctx, int src, int tag, int mask, int *from);
 /* Receives the earliest unexpected message on ctx (comm's) tagged `tag`,
- * from any rank, into buf: its length (*from: its sender), or -1 if there
- * is none (or no memory to take it in: it stays). A message longer than
- * len, or one that is not in at once (not eager), is received and
- * dropped: -2. */
-long tern_p2p_take_unexp(struct tern_comm *comm, uint32_t ctx, int tag, void *buf, size_t len,
-                         int *from);
-/* Receives and drops every unexpected message on ctx (comm's) whose tag
- * equals `tag` in the bits of `mask`, from any rank: their senders
- * complete, and none stays behind. */
-void tern_p2p_discard_unexp(struct tern_comm *comm, uint32_t ctx, int tag, int mask);
+ * from rank src (MPI_ANY_SOURCE: any rank), into buf: its length (*from:
+ * its sender), or -1 if there is none (or no memory to take it in: it
+ * stays). A message longer than len, or one that is not in at once (not
+ * eager), is received and dropped: -2. */
+long tern_p2p_take_unexp(struct tern_comm *comm, uint32_t ctx, int src, int tag, void *buf,
+                         size_t len, int *from);
+/* Receives and drops every unexpected message on ctx (comm's; comm NULL:
+ * one this rank has destroyed) whose tag equals `tag` in the bits of
+ * `mask`, from rank src (-1: any rank): their senders complete, and none
+ * stays behind. */
+void tern_p2p_discard_unexp(struct tern_comm *comm, uint32_t ctx, int src, int tag, int mask);
 
-/* Calls fn with the context, the sender (its rank in the communicator) and
- * the tag of every message that arrived and that no receive took, earliest
- * first. */
-void tern_p2p_unexp_each(void (*fn)(uint32_t ctx, int src, int tag, void *arg), void *arg);
+/* A message that arrived and that no receive took: its context, its
+ * sender (its rank in the communicator, and in the world: peer), its
+ * tag, and, if it is in (eager), its len bytes of data (else data is
+ * NULL). */
+struct tern_unexp_info {
+    uint32_t ctx;
+    int src, peer, tag;
+    const void *data;
+    size_t len;
+};
+
+/* Calls fn with every message that arrived and that no receive took,
+ * earliest first, until fn returns nonzero. */
+void tern_p2p_unexp_each(int (*fn)(const struct tern_unexp_info *m, void *arg), void *arg);
+
+/* Unexpected arrivals of notices: messages whose tag equals `bits` in the
+ * bits of `mask` (the collectives' notices, collectives/notice.h). Once
+ * such a message arrived, the next wait that finds nothing to do (and
+ * MPI_Finalize's fence) runs `hook` once, for notices that no call of
+ * this rank will take. */
+void tern_p2p_watch_notices(int mask, int bits, void (*hook)(void));
 
 /* Whether r is a receive that no message has matched yet. */
 int tern_p2p_recv_unmatched(const struct tern_request *r);
+
+/* Whether r is a send that is not done and that, as far as this rank
+ * knows, no receive has matched yet (its receiver has not asked for its
+ * data nor acknowledged it). */
+int tern_p2p_send_unmatched(const struct tern_request *r);
 
 /* Cancels a receive that has not matched yet; no effect otherwise. */
 void tern_p2p_cancel(struct tern_request *r);

@@ -40,6 +40,8 @@ struct tern_p2p_state {
     int pending;            /* Peers with queued outgoing work. */
     int active_sends;       /* Send requests not yet complete. */
     unsigned long unexp_arrivals; /* Messages that arrived unexpected. */
+    int notice_mask, notice_bits; /* tern_p2p_watch_notices() */
+    unsigned long notice_arrivals; /* Notices among them. */
 };
 
 extern struct tern_p2p_state tern_p2p;

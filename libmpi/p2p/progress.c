@@ -40,6 +40,8 @@ static int block_ms;                       /* For how long at a time. */
 static enum wait_mode wait_mode;
 static long spin_polls, yield_ns, eager_cap, report_transports, warn_ns;
 static int (*progress_hook)(void);
+static void (*notice_hook)(void);      /* tern_p2p_watch_notices() */
+static unsigned long notices_seen;
 
 /*
  * The yield phase on an oversubscribed host. On the reference 2-vCPU VM a
@@ -212,6 +214,23 @@ int tern_p2p_init(const struct tern_boot_info *boot)
     return rc;
 }
 
+void tern_p2p_watch_notices(int mask, int bits, void (*hook)(void))
+{
+    tern_p2p.notice_mask = mask;
+    tern_p2p.notice_bits = bits & mask;
+    notice_hook = hook;
+}
+
+/* For a wait that found nothing to do: runs the notice hook if notices
+ * arrived since it last ran. */
+static void idle_notices(void)
+{
+    if (notice_hook && tern_p2p.notice_arrivals != notices_seen) {
+        notices_seen = tern_p2p.notice_arrivals;
+        notice_hook();
+    }
+}
+
 struct finalize_wait {
     uint64_t start;
     int warned;
@@ -236,6 +255,15 @@ static int nothing_owed(void *arg)
  * in what has arrived, bounded in case a transport always has work. */
 #define FINAL_POLLS 16
 
+/* What a rank does while it waits in MPI_Finalize's fence. */
+static int fence_work(void)
+{
+    int n = tern_progress();
+    if (n <= 0)
+        idle_notices();
+    return n;
+}
+
 int tern_p2p_quiesce(void)
 {
     /* Finish what this rank still owes others (queued packets, sends the
@@ -244,7 +272,7 @@ int tern_p2p_quiesce(void)
      * only when polled, while the peer still waits for it. */
     struct finalize_wait w = { tern_clock_ns(), 0 };
     tern_p2p_wait_until(nothing_owed, &w);
-    int rc = tern_boot_fence_while(tern_progress);
+    int rc = tern_boot_fence_while(fence_work);
     /* What the peers sent before the fence and has reached this rank goes
      * into the queues, for MPI_Finalize's report of what no call took. */
     for (int i = 0; i < FINAL_POLLS && tern_progress() > 0; i++)
@@ -362,6 +390,8 @@ void tern_p2p_wait_described(int (*cond)(void *), void *arg,
          * full length before the first sleep. */
         if (++idle >= spin_polls && !since)
             since = tern_clock_ns();
+        if (idle >= spin_polls || idle % WARN_POLLS == 0)
+            idle_notices();
         back_off(idle, since);
     }
     wait_cond = outer_cond;

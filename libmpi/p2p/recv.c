@@ -204,6 +204,8 @@ static void on_message(int peer, const struct tern_pkt *h, const void *payload)
         memcpy(u->data, payload, keep);
     tern_match_add_unexp(&tern_p2p.mq, u);
     tern_p2p.unexp_arrivals++;
+    if (tern_p2p.notice_mask && (h->tag & tern_p2p.notice_mask) == tern_p2p.notice_bits)
+        tern_p2p.notice_arrivals++;
 }
 
 void tern_p2p_recv_packet(int src, const void *pkt, size_t len)
@@ -256,7 +258,8 @@ void tern_p2p_deliver_unexp(struct tern_request *r, struct tern_unexp *u)
 static void prepare_recv(struct tern_request *r, void *buf, size_t count,
                          const struct tern_dtype *dt, struct tern_comm *comm)
 {
-    tern_request_hold_comm(r, comm);
+    if (comm)    /* NULL: a message taken on a destroyed communicator. */
+        tern_request_hold_comm(r, comm);
     r->len = count * dt->size;
     if (tern_dtype_contig(dt, count)) {
         r->buf = buf;
@@ -376,10 +379,16 @@ int tern_p2p_unexp_conflict(uint32_t ctx, int src, int tag, int mask, int *from)
     return u->tag;
 }
 
-void tern_p2p_unexp_each(void (*fn)(uint32_t ctx, int src, int tag, void *arg), void *arg)
+void tern_p2p_unexp_each(int (*fn)(const struct tern_unexp_info *m, void *arg), void *arg)
 {
-    for (const struct tern_unexp *u = tern_p2p.mq.unexp_head; u; u = u->next)
-        fn(u->ctx, u->src, u->tag, arg);
+    for (const struct tern_unexp *u = tern_p2p.mq.unexp_head; u; u = u->next) {
+        struct tern_unexp_info m = {
+            .ctx = u->ctx, .src = u->src, .peer = u->peer, .tag = u->tag,
+            .data = u->type == TERN_PKT_EAGER ? u->data : NULL, .len = u->len,
+        };
+        if (fn(&m, arg))
+            return;
+    }
 }
 
 /* Receives the unexpected message u, taken from the queue, into buf (room
@@ -412,10 +421,10 @@ static int take_in(struct tern_comm *comm, struct tern_unexp *u, void *buf)
     return buf != NULL;
 }
 
-long tern_p2p_take_unexp(struct tern_comm *comm, uint32_t ctx, int tag, void *buf, size_t len,
-                         int *from)
+long tern_p2p_take_unexp(struct tern_comm *comm, uint32_t ctx, int src, int tag, void *buf,
+                         size_t len, int *from)
 {
-    struct tern_unexp *u = tern_match_unexp(&tern_p2p.mq, ctx, MPI_ANY_SOURCE, tag, 1);
+    struct tern_unexp *u = tern_match_unexp(&tern_p2p.mq, ctx, src, tag, 1);
     if (!u)
         return -1;
     *from = u->src;
@@ -424,11 +433,11 @@ long tern_p2p_take_unexp(struct tern_comm *comm, uint32_t ctx, int tag, void *bu
     return in == 1 ? n : in == 0 ? -2 : -1;
 }
 
-void tern_p2p_discard_unexp(struct tern_comm *comm, uint32_t ctx, int tag, int mask)
+void tern_p2p_discard_unexp(struct tern_comm *comm, uint32_t ctx, int src, int tag, int mask)
 {
     struct tern_unexp *u;
-    while ((u = tern_match_unexp_conflict(&tern_p2p.mq, ctx, -1, tag, mask, 1)) ||
-           (u = tern_match_unexp(&tern_p2p.mq, ctx, MPI_ANY_SOURCE, tag, 1)))
+    while ((u = tern_match_unexp_conflict(&tern_p2p.mq, ctx, src, tag, mask, 1)) ||
+           (u = tern_match_unexp(&tern_p2p.mq, ctx, src < 0 ? MPI_ANY_SOURCE : src, tag, 1)))
         if (take_in(comm, u, NULL) < 0)
             return;    /* Without memory to take it in, the message stays. */
 }

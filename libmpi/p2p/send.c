@@ -147,6 +147,13 @@ static void detach(struct tern_request *r)
     r->buf = r->owned = copy;
 }
 
+int tern_p2p_send_unmatched(const struct tern_request *r)
+{
+    return r->kind == TERN_REQ_SEND && !r->done &&
+           (r->state == SEND_EAGER || r->state == SEND_RTS ||
+            (r->state == SEND_WAIT && !r->peer_req));
+}
+
 void tern_p2p_abandon(struct tern_request *r)
 {
     tern_p2p_cancel(r);
@@ -168,7 +175,7 @@ static void fill_envelope(struct tern_pkt *pkt, const struct tern_request *r,
     memset(pkt, 0, sizeof(*pkt));
     pkt->type = (uint8_t)type;
     pkt->tag = r->tag;
-    pkt->src = r->comm->rank;
+    pkt->src = r->as_rank;
     pkt->ctx = r->ctx;
     pkt->len = r->len;
     pkt->sreq = (uint64_t)(uintptr_t)r;
@@ -326,6 +333,32 @@ static void prepare_buffer(struct tern_request *r, const void *buf, size_t count
     tern_dtype_retain(dt);
 }
 
+/* Starts send r, whose buffer, envelope and peer are set. */
+static void start_send(struct tern_request *r, int mode)
+{
+    r->sync = mode == TERN_SEND_SYNC;
+    tern_p2p.active_sends++;
+    struct tern_peer *p = &tern_p2p.peers[r->peer];
+    r->state = r->len <= (r->dtype ? p->eager_max : p->contig_eager_max) ? SEND_EAGER
+                                                                         : SEND_RTS;
+    if (r->state == SEND_RTS && !r->dtype && r->len >= p->single_copy_min && p->tp->expose &&
+        p->tp->expose(r->peer, r->buf, r->len, &r->bulk_key, &r->bulk) != 0) {
+        r->bulk = NULL; /* Not exposed: the message goes pipelined. */
+        r->bulk_key = 0;
+    }
+    if (!p->sendq_head) {
+        int rc = inject(p, r);
+        if (rc > 0)
+            return;
+        if (rc < 0) {
+            r->error = rc;
+            tern_p2p_send_done(r);
+            return;
+        }
+    }
+    sendq_push(p, r);
+}
+
 int tern_p2p_isend(const void *buf, size_t count, const struct tern_dtype *dt,
                    int dest, int tag, struct tern_comm *comm, uint32_t ctx,
                    int mode, struct tern_request **out)
@@ -345,29 +378,27 @@ int tern_p2p_isend(const void *buf, size_t count, const struct tern_dtype *dt,
     tern_request_hold_comm(r, comm);
     r->rank = dest;
     r->peer = comm->world[dest];
+    r->as_rank = comm->rank;
     r->tag = tag;
     r->ctx = ctx;
-    r->sync = mode == TERN_SEND_SYNC;
-    tern_p2p.active_sends++;
-    struct tern_peer *p = &tern_p2p.peers[r->peer];
-    r->state = r->len <= (r->dtype ? p->eager_max : p->contig_eager_max) ? SEND_EAGER
-                                                                         : SEND_RTS;
-    if (r->state == SEND_RTS && !r->dtype && r->len >= p->single_copy_min && p->tp->expose &&
-        p->tp->expose(r->peer, r->buf, r->len, &r->bulk_key, &r->bulk) != 0) {
-        r->bulk = NULL; /* Not exposed: the message goes pipelined. */
-        r->bulk_key = 0;
-    }
     *out = r;
-    if (!p->sendq_head) {
-        int rc = inject(p, r);
-        if (rc > 0)
-            return 0;
-        if (rc < 0) {
-            r->error = rc;
-            tern_p2p_send_done(r);
-            return 0;
-        }
-    }
-    sendq_push(p, r);
+    start_send(r, mode);
+    return 0;
+}
+
+int tern_p2p_isend_as(const void *buf, size_t len, int peer, int as_rank, uint32_t ctx,
+                      int tag, struct tern_request **out)
+{
+    struct tern_request *r = tern_request_alloc(TERN_REQ_SEND);
+    if (!r)
+        return TERN_ENOMEM;
+    prepare_buffer(r, buf, len, tern_dtype_get(MPI_BYTE));
+    r->rank = MPI_UNDEFINED;
+    r->peer = peer;
+    r->as_rank = as_rank;
+    r->tag = tag;
+    r->ctx = ctx;
+    *out = r;
+    start_send(r, TERN_SEND_STANDARD);
     return 0;
 }

@@ -24,7 +24,17 @@
  *    rank 0 only receives, and the others wait in shared memory (or for
  *    rank 0's message): MPI_ERR_OTHER;
  *  - rank 0 calls MPI_Scatter (root 0) and returns, the others wait in
- *    MPI_Allreduce: MPI_ERR_OTHER.
+ *    MPI_Allreduce: MPI_ERR_OTHER;
+ *  - MPI_Gather where the last rank passes a sendcount of 0 and returns
+ *    at once, without a message: the root waits for it, asks, and the
+ *    answer that the call has completed there fails the root's call,
+ *    MPI_ERR_TRUNCATE; the last rank frees the communicator and waits in
+ *    the next case's MPI_Comm_dup, so it answers about a freed one;
+ *  - MPI_Scatter of 2^16 ints per rank where the last rank passes a
+ *    recvcount of 0: the root's large send to it waits, the last rank
+ *    drops it when it answers, MPI_ERR_TRUNCATE;
+ *  - MPI_Gatherv of 2^16 ints per rank where the root's recvcounts give
+ *    the last rank 0: the last rank's large send waits, MPI_ERR_TRUNCATE.
  * Afterwards collectives on MPI_COMM_WORLD still work. With another
  * library only the end runs: these programs are erroneous, and what an
  * implementation does with them is its own choice.
@@ -35,7 +45,7 @@
 
 enum {
     C_KIND_BARRIER, C_KIND_REDUCE, C_ALGO_ALLREDUCE, C_ALGO_ALLGATHER, C_ROOT, C_GATHER_ROOT,
-    C_GATHER_BCAST, C_SCATTER_ALLREDUCE, NC
+    C_GATHER_BCAST, C_SCATTER_ALLREDUCE, C_GATHER_COUNT0, C_SCATTER_COUNT0, C_GATHERV_COUNT0, NC
 };
 static const char *const names[NC] = {
     "MPI_Bcast on rank 0, MPI_Barrier on the others",
@@ -45,14 +55,35 @@ static const char *const names[NC] = {
     "MPI_Reduce, root 0 on rank 0 and size - 1 on the others",
     "MPI_Gather, root 0 on rank 0 and 4 (or size - 1) on the others",
     "MPI_Gather on rank 0, MPI_Bcast on the others",
-    "MPI_Scatter on rank 0, MPI_Allreduce on the others"};
+    "MPI_Scatter on rank 0, MPI_Allreduce on the others",
+    "MPI_Gather, sendcount 0 on the last rank",
+    "MPI_Scatter of 2^16 ints, recvcount 0 on the last rank",
+    "MPI_Gatherv of 2^16 ints, recvcounts 0 for the last rank at the root"};
 static const int expected[NC] = {MPI_ERR_OTHER, MPI_ERR_OTHER, MPI_ERR_TRUNCATE,
                                   MPI_ERR_TRUNCATE, MPI_ERR_ROOT, MPI_ERR_ROOT,
-                                  MPI_ERR_OTHER, MPI_ERR_OTHER};
+                                  MPI_ERR_OTHER, MPI_ERR_OTHER, MPI_ERR_TRUNCATE,
+                                  MPI_ERR_TRUNCATE, MPI_ERR_TRUNCATE};
+
+/* MPI_Gatherv of 2^16 ints per rank to root 0, whose recvcounts give the
+ * last rank none. */
+static int gatherv_count0(MPI_Comm comm, int *a, int *b)
+{
+    int *counts = malloc(sizeof(int) * (size_t)tt_size);
+    int *displs = malloc(sizeof(int) * (size_t)tt_size);
+    TT_CHECK(counts && displs, "out of memory");
+    for (int q = 0; q < tt_size; q++) {
+        counts[q] = q == tt_size - 1 ? 0 : 1 << 16;
+        displs[q] = q << 16;
+    }
+    int rc = MPI_Gatherv(a, 1 << 16, MPI_INT, b, counts, displs, MPI_INT, 0, comm);
+    free(counts);
+    free(displs);
+    return rc;
+}
 
 static int run(int c, MPI_Comm comm, int *a, int *b)
 {
-    int zero = tt_rank == 0;
+    int zero = tt_rank == 0, last = tt_rank == tt_size - 1;
     switch (c) {
     case C_KIND_BARRIER:
         return zero ? MPI_Bcast(a, 1, MPI_INT, 0, comm) : MPI_Barrier(comm);
@@ -73,9 +104,15 @@ static int run(int c, MPI_Comm comm, int *a, int *b)
     case C_GATHER_BCAST:
         return zero ? MPI_Gather(a, 4, MPI_INT, b, 4, MPI_INT, 0, comm)
                     : MPI_Bcast(a, 4, MPI_INT, 0, comm);
-    default:
+    case C_SCATTER_ALLREDUCE:
         return zero ? MPI_Scatter(a, 4, MPI_INT, b, 4, MPI_INT, 0, comm)
                     : MPI_Allreduce(a, b, 4, MPI_INT, MPI_SUM, comm);
+    case C_GATHER_COUNT0:
+        return MPI_Gather(a, last ? 0 : 4, MPI_INT, b, 4, MPI_INT, 0, comm);
+    case C_SCATTER_COUNT0:
+        return MPI_Scatter(a, 1 << 16, MPI_INT, b, last ? 0 : 1 << 16, MPI_INT, 0, comm);
+    default:
+        return gatherv_count0(comm, a, b);
     }
 }
 
