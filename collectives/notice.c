@@ -140,9 +140,10 @@ static struct asker asker_on(struct tern_comm *comm, int src)
 /* Answers inquiry q from `from` about a call that has completed on this
  * rank (`call`: its MPI function, if known), with how many messages of
  * the call from that rank wait here, which no call of this rank will
- * take; then drops them, and says so. The answer goes first: the
- * inquirer's sends of them complete only once they are dropped, and by
- * then it has the answer, which fails its call. */
+ * take; then drops them, and says so, and drops that rank's other
+ * inquiries about the call (one answer does for all). The answer goes
+ * first: the inquirer's sends of those messages complete only once they
+ * are dropped, and by then it has the answer, which fails its call. */
 static void answer(const struct asker *from, const struct inquiry *q, const char *call)
 {
     int bits = (int)(q->seq & TERN_COLL_SEQ_MASK);
@@ -151,9 +152,9 @@ static void answer(const struct asker *from, const struct inquiry *q, const char
     struct answer a = { .seq = q->seq, .dropped = u.n };
     send_notice(from->ctx, from->world, from->as, q->seq, tern_coll_signature_completed(), &a,
                 sizeof a);
+    tern_p2p_discard_unexp(from->comm, from->ctx, from->src, bits, TERN_COLL_SEQ_MASK);
     if (!a.dropped)
         return;
-    tern_p2p_discard_unexp(from->comm, from->ctx, from->src, bits, TERN_COLL_SEQ_MASK);
     tern_log("%s on %s (completed on this rank): rank %d sent this rank %u message(s) of this "
              "call that the call did not receive: the ranks passed counts or types that do "
              "not match, or made different calls; the messages are dropped and rank %d's call "

@@ -36,12 +36,13 @@
  * from the rank that answered: that rank sent its messages of the call
  * before the answer, and messages between two ranks arrive in order, so
  * that one will never come. An inquiry that came while its rank was in
- * the same call is dropped, and the inquirer asks again after twice as
- * long (up to TERN_COLL_INQUIRE_EVERY_NS between two), in case that call
- * completes without the message. A correct program pays one small message
- * per wait that lasted TERN_COLL_INQUIRE_AFTER_NS, and one more each time
- * that wait doubles; answers that come after the inquirer's call
- * completed are dropped by its next idle wait. An inquiry carries the
+ * the same call is dropped, and the inquirer asks again each time its
+ * wait has doubled, in case that call completes without the message. A
+ * correct program pays one small message per wait that lasted
+ * TERN_COLL_INQUIRE_AFTER_NS, one more each time that wait doubles, and
+ * one answer per rank asked (a rank answers the first of a rank's
+ * inquiries about a call and drops the others); answers that come after
+ * the inquirer's call completed are dropped by its next idle wait. An inquiry carries the
  * call's whole number, so a call whose number comes round to the same 20
  * bits of tag much later drops it.
  */
@@ -56,7 +57,6 @@ struct tern_coll_stamp;
 struct tern_request;
 
 #define TERN_COLL_INQUIRE_AFTER_NS 50000000u
-#define TERN_COLL_INQUIRE_EVERY_NS 1600000000u
 
 /* Sends rank `peer` of comm the notice that call c failed on this rank
  * with error `code`; *r: its request (NULL if it completed at once). */

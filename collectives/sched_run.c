@@ -19,8 +19,10 @@
 #include "tern/err.h"
 #include "tern/log.h"
 
-/* Schedules that have started and not completed, advanced by the hook. */
+/* Schedules that have started and not completed, advanced by the hook;
+ * and a nonblocking one on its first advance, not yet among them. */
 static struct tern_sched *active;
+static const struct tern_sched *starting;
 
 /* Copies between two typed buffers through the packed form. */
 static int copy_typed(const struct tern_step *st)
@@ -239,10 +241,10 @@ static int peer_seen(const struct tern_sched *s, int i)
 
 /* Once the schedule has waited TERN_COLL_INQUIRE_AFTER_NS in one round,
  * sends each rank whose part it still waits for (unmatched()) an inquiry
- * (notice.h), and again after twice as long, and so on up to
- * TERN_COLL_INQUIRE_EVERY_NS between two: a rank that was in this very
- * call when the inquiry came and then completed it without the message
- * answers only the next one. */
+ * (notice.h), and again each time the wait has doubled: a rank that was in
+ * this very call when the inquiry came and then completed it without the
+ * message answers only the next one. A wait of T seconds sends about
+ * log2(20 T) inquiries to each rank it waits for. */
 static void inquire(struct tern_sched *s)
 {
     int round = s->cur + 1;
@@ -256,8 +258,7 @@ static void inquire(struct tern_sched *s)
     uint64_t waited = now - s->waited_since;
     if (waited < s->inquire_at)
         return;
-    s->inquire_at = waited + (waited < TERN_COLL_INQUIRE_EVERY_NS ? waited
-                                                                   : TERN_COLL_INQUIRE_EVERY_NS);
+    s->inquire_at = 2 * waited;
     for (int i = 0; i < s->nreqs; i++)
         if (unmatched(s->reqs[i]) && !peer_seen(s, i)) {
             s->inquired = 1;
@@ -298,8 +299,6 @@ static int mismatched(struct tern_sched *s)
     /* First, as they have another signature too. */
     char why[400];
     int from, rc = tern_coll_inquiries(s->comm, &s->stamp, &from, why, sizeof why);
-    if (!rc)
-        rc = tern_coll_answers(s->comm, &s->stamp, waits_for, s, why, sizeof why);
     if (rc) {
         give_up(s, rc, why, 0);
         return 1;
@@ -311,7 +310,12 @@ static int mismatched(struct tern_sched *s)
         if ((s->steps[i].kind == TERN_STEP_RECV || s->steps[i].kind == TERN_STEP_SEND) &&
             conflict_from(s, s->steps[i].peer))
             return 1;
-    return 0;
+    /* Last: a rank that failed in this call and then answered that it
+     * completed it is reported for its failure, which came first. */
+    rc = tern_coll_answers(s->comm, &s->stamp, waits_for, s, why, sizeof why);
+    if (rc)
+        give_up(s, rc, why, 0);
+    return rc != 0;
 }
 
 /* Advances s (see advance()), or ends it on a mismatched call; 1 when it
@@ -353,6 +357,8 @@ static void complete(struct tern_sched *s)
 
 int tern_sched_active(const struct tern_comm *comm, uint64_t seq)
 {
+    if (starting && starting->comm == comm && starting->stamp.seq == seq)
+        return 1;
     for (const struct tern_sched *s = active; s; s = s->next)
         if (s->comm == comm && s->stamp.seq == seq)
             return 1;
@@ -466,7 +472,14 @@ int tern_sched_start(struct tern_sched *s, struct tern_request **out)
     r->call = s->call;
     s->req = r;
     *out = r;
-    if (advance(s)) {
+    /* Its first advance may wait (no memory to track a request: post_round),
+     * and a wait answers inquiries about completed calls, which this one
+     * is not. */
+    const struct tern_sched *outer = starting;
+    starting = s;
+    int done = advance(s);
+    starting = outer;
+    if (done) {
         complete(s);
         return 0;
     }

@@ -193,9 +193,11 @@ void tern_comm_retain(struct tern_comm *c)
 {
     /* A reference taken after the last one went (a nonblocking operation
      * that posts its next step) takes the object out of the graveyard, so it
-     * is not reclaimed under that operation. */
-    if (c->refs++ == 0 && c->where == IN_GRAVEYARD)
+     * is not reclaimed under that operation, and back among the live ones. */
+    if (c->refs++ == 0 && c->where == IN_GRAVEYARD) {
         unlink_comm(&graveyard, c);
+        push(&live, c);
+    }
 }
 
 void tern_comm_release(struct tern_comm *c)
