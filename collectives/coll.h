@@ -159,6 +159,10 @@ void tern_coll_read_tunables(void);
  * the idle waits answer inquiries about completed calls (notice.h). */
 void tern_coll_init(void);
 
+/* At MPI_Finalize, before its fence: this rank makes no more collective
+ * calls, and tells a rank that asks about one it never made (notice.h). */
+void tern_coll_finalizing(void);
+
 /* Notes, as comm is destroyed, what an answer to an inquiry about one of
  * its collective calls needs (notice.h). */
 void tern_coll_retire(const struct tern_comm *comm);

@@ -67,8 +67,20 @@ struct answer {
     uint64_t seq;        /* The call's whole number, as the inquiry said. */
     uint32_t dropped;    /* Messages of the call from the inquirer that the
                             call did not take, dropped when it answered. */
-    uint32_t pad;
+    uint32_t never;      /* The rank never made the call and never will:
+                            NEVER_FINALIZED or NEVER_FREED (else 0)... */
+    uint64_t made;       /* ... after this many calls on the communicator. */
 };
+
+enum { NEVER_FINALIZED = 1, NEVER_FREED = 2 };
+
+/* Set once MPI_Finalize has begun: this rank makes no more calls. */
+static int finalizing;
+
+void tern_coll_finalizing(void)
+{
+    finalizing = 1;
+}
 
 /* Sends `len` bytes at m, tagged for call number seq with `signature`, on
  * collective context ctx to world rank `world`, as rank `as` there, and
@@ -124,17 +136,19 @@ static int count_unread(const struct tern_unexp_info *m, void *arg)
 
 /* Where an inquiry came from: rank src (world rank `world`) of the
  * communicator whose collective context is ctx, in which this rank is
- * rank `as`; comm is that communicator, or NULL if this rank destroyed
- * it. */
+ * rank `as` and has made `made` collective calls; comm is that
+ * communicator, or NULL if this rank destroyed it. */
 struct asker {
     struct tern_comm *comm;
     uint32_t ctx;
     int as, src, world;
+    uint64_t made;
 };
 
 static struct asker asker_on(struct tern_comm *comm, int src)
 {
-    return (struct asker){ comm, comm->ctx + 1, comm->rank, src, comm->world[src] };
+    return (struct asker){ comm, comm->ctx + 1, comm->rank, src, comm->world[src],
+                           comm->coll_seq };
 }
 
 /* Answers inquiry q from `from` about a call that has completed on this
@@ -149,12 +163,21 @@ static void answer(const struct asker *from, const struct inquiry *q, const char
     int bits = (int)(q->seq & TERN_COLL_SEQ_MASK);
     struct unread u = { from->ctx, from->src, bits, 0 };
     tern_p2p_unexp_each(count_unread, &u);
-    struct answer a = { .seq = q->seq, .dropped = u.n };
+    struct answer a = { .seq = q->seq, .dropped = u.n, .made = from->made };
+    if (q->seq >= from->made)
+        a.never = from->comm ? NEVER_FINALIZED : NEVER_FREED;
     send_notice(from->ctx, from->world, from->as, q->seq, tern_coll_signature_completed(), &a,
                 sizeof a);
     tern_p2p_discard_unexp(from->comm, from->ctx, from->src, bits, TERN_COLL_SEQ_MASK);
     if (!a.dropped)
         return;
+    if (a.never) {
+        tern_log("%s: rank %d sent this rank %u message(s) of %s, a collective call this rank "
+                 "never made there; they are dropped and rank %d's call fails",
+                 from->comm ? tern_comm_label(from->comm) : "a communicator freed since",
+                 from->src, a.dropped, tern_coll_tag_call(q->tag), from->src);
+        return;
+    }
     tern_log("%s on %s (completed on this rank): rank %d sent this rank %u message(s) of this "
              "call that the call did not receive: the ranks passed counts or types that do "
              "not match, or made different calls; the messages are dropped and rank %d's call "
@@ -248,8 +271,18 @@ int tern_coll_answers(struct tern_comm *comm, const struct tern_coll_stamp *c,
         /* The rank sent its messages of the call before the answer, and
          * they came in order: a receive from it that none matched waits
          * for a message that will never come. */
-        if (n != (long)sizeof a || a.seq != c->seq || (!a.dropped && !waits_for(arg, from)))
+        if (n != (long)sizeof a || a.seq != c->seq ||
+            (!a.never && !a.dropped && !waits_for(arg, from)))
             continue;
+        if (a.never) {
+            snprintf(why, len, "rank %d made %llu collective call(s) on this communicator and "
+                     "then %s; this call is number %llu there: every rank must make the same "
+                     "collective calls on a communicator, in the same order", from,
+                     (unsigned long long)a.made,
+                     a.never == NEVER_FREED ? "freed it" : "called MPI_Finalize",
+                     (unsigned long long)c->seq + 1);
+            return TERN_EOTHER;
+        }
         if (a.dropped)
             snprintf(why, len, "rank %d completed its part of this call without receiving %u "
                      "message(s) that this rank sent it: the ranks passed counts or types that "
@@ -283,6 +316,14 @@ static int completed(const struct tern_comm *comm, uint64_t seq)
     return seq < comm->coll_seq && !tern_sched_active(comm, seq);
 }
 
+/* Whether this rank can answer an inquiry about call number seq of comm:
+ * the call has completed here, or this rank is in MPI_Finalize and will
+ * never make it. */
+static int answerable(const struct tern_comm *comm, uint64_t seq)
+{
+    return completed(comm, seq) || (finalizing && seq >= comm->coll_seq);
+}
+
 /* The first inquiry that waits here about a call that has completed here,
  * or answer about a call that completed here after it inquired. */
 struct stale {
@@ -302,16 +343,19 @@ static int find_stale(const struct tern_unexp_info *m, void *arg)
     struct by_ctx b = { m->ctx, NULL };
     tern_comm_each(find_comm, &b);
     const struct tern_coll_retired *gone = b.comm ? NULL : tern_coll_retired_find(m->ctx);
-    if (b.comm ? !completed(b.comm, seq) : !gone)
+    if (b.comm ? !answerable(b.comm, seq) : !gone)
         return 0;
-    int as = b.comm ? b.comm->rank : gone->rank;
-    *(struct stale *)arg = (struct stale){ { b.comm, m->ctx, as, m->src, m->peer }, m->tag, 1 };
+    struct asker from = b.comm ? asker_on(b.comm, m->src)
+                               : (struct asker){ NULL, m->ctx, gone->rank, m->src, m->peer,
+                                                 gone->coll_seq };
+    *(struct stale *)arg = (struct stale){ from, m->tag, 1 };
     return 1;
 }
 
 /* The notice hook (tern_p2p_watch_notices): answers the inquiries about
  * calls that completed here before they came (also on communicators
- * destroyed since), and drops the answers that came after the call that
+ * destroyed since), and, once MPI_Finalize has begun, about calls this
+ * rank never made; drops the answers that came after the call that
  * inquired completed. */
 static void answer_stale(void)
 {
@@ -330,10 +374,11 @@ static void answer_stale(void)
         if (n == -1)
             return;    /* No memory to take it in. */
         if ((st.tag & ~TERN_COLL_SEQ_MASK) != tern_coll_signature_inquiry() ||
-            n != (long)sizeof m.q || (st.from.comm && !completed(st.from.comm, m.q.seq)))
+            n != (long)sizeof m.q || (st.from.comm && !answerable(st.from.comm, m.q.seq)))
             continue;
+        /* The call as this rank made it, if it did, lately. */
         const struct tern_coll_stamp *mine = NULL;
-        if (st.from.comm) {
+        if (st.from.comm && m.q.seq < st.from.comm->coll_seq) {
             mine = &st.from.comm->coll_recent[m.q.seq % TERN_COLL_RECENT];
             if (mine->seq != m.q.seq)
                 mine = NULL;

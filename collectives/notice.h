@@ -29,7 +29,10 @@
  * rank that find nothing to do look for such inquiries once notices have
  * arrived (tern_p2p_watch_notices), and so does MPI_Finalize's fence.
  * Before it answers, the rank drops the messages of that call from the
- * inquirer that no call of its took, and the answer says how many.
+ * inquirer that no call of its took, and the answer says how many. A
+ * rank in MPI_Finalize also answers an inquiry about a call it never
+ * made, and so does one about a communicator it freed: it never will,
+ * and the inquirer fails with MPI_ERR_OTHER.
  *
  * The inquirer fails its call (MPI_ERR_TRUNCATE) when the answer says
  * messages were dropped, or when its round still waits for a message

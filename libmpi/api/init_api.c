@@ -83,6 +83,7 @@ int PMPI_Finalize(void)
     if (!rc)
         rc = tern_comm_finalize_attrs();
     if (!rc) {
+        tern_coll_finalizing();
         rc = tern_p2p_quiesce();
         if (!rc)
             tern_coll_report_leftovers();
