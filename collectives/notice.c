@@ -137,18 +137,21 @@ static int count_unread(const struct tern_unexp_info *m, void *arg)
 /* Where an inquiry came from: rank src (world rank `world`) of the
  * communicator whose collective context is ctx, in which this rank is
  * rank `as` and has made `made` collective calls; comm is that
- * communicator, or NULL if this rank destroyed it. */
+ * communicator, or NULL if this rank destroyed it. `never` says that
+ * this rank never made the call asked about and never will (set only by
+ * answer_stale(), which alone answers about calls not made). */
 struct asker {
     struct tern_comm *comm;
     uint32_t ctx;
     int as, src, world;
     uint64_t made;
+    uint32_t never;
 };
 
 static struct asker asker_on(struct tern_comm *comm, int src)
 {
     return (struct asker){ comm, comm->ctx + 1, comm->rank, src, comm->world[src],
-                           comm->coll_seq };
+                           comm->coll_seq, 0 };
 }
 
 /* Answers inquiry q from `from` about a call that has completed on this
@@ -163,9 +166,8 @@ static void answer(const struct asker *from, const struct inquiry *q, const char
     int bits = (int)(q->seq & TERN_COLL_SEQ_MASK);
     struct unread u = { from->ctx, from->src, bits, 0 };
     tern_p2p_unexp_each(count_unread, &u);
-    struct answer a = { .seq = q->seq, .dropped = u.n, .made = from->made };
-    if (q->seq >= from->made)
-        a.never = from->comm ? NEVER_FINALIZED : NEVER_FREED;
+    struct answer a = { .seq = q->seq, .dropped = u.n, .never = from->never,
+                        .made = from->made };
     send_notice(from->ctx, from->world, from->as, q->seq, tern_coll_signature_completed(), &a,
                 sizeof a);
     tern_p2p_discard_unexp(from->comm, from->ctx, from->src, bits, TERN_COLL_SEQ_MASK);
@@ -347,7 +349,7 @@ static int find_stale(const struct tern_unexp_info *m, void *arg)
         return 0;
     struct asker from = b.comm ? asker_on(b.comm, m->src)
                                : (struct asker){ NULL, m->ctx, gone->rank, m->src, m->peer,
-                                                 gone->coll_seq };
+                                                 gone->coll_seq, 0 };
     *(struct stale *)arg = (struct stale){ from, m->tag, 1 };
     return 1;
 }
@@ -376,6 +378,11 @@ static void answer_stale(void)
         if ((st.tag & ~TERN_COLL_SEQ_MASK) != tern_coll_signature_inquiry() ||
             n != (long)sizeof m.q || (st.from.comm && !answerable(st.from.comm, m.q.seq)))
             continue;
+        /* Here a call not made (a number from coll_seq on) is one this
+         * rank never makes: it is in MPI_Finalize (answerable()), or it
+         * destroyed the communicator. */
+        if (m.q.seq >= st.from.made)
+            st.from.never = st.from.comm ? NEVER_FINALIZED : NEVER_FREED;
         /* The call as this rank made it, if it did, lately. */
         const struct tern_coll_stamp *mine = NULL;
         if (st.from.comm && m.q.seq < st.from.comm->coll_seq) {
