@@ -326,8 +326,9 @@ static int answerable(const struct tern_comm *comm, uint64_t seq)
     return completed(comm, seq) || (finalizing && seq >= comm->coll_seq);
 }
 
-/* The first inquiry that waits here about a call that has completed here,
- * or answer about a call that completed here after it inquired. */
+/* The first inquiry that waits here about a call that has completed here
+ * (or that this rank never makes: answerable()), or answer about a call
+ * that completed here after it inquired. */
 struct stale {
     struct asker from;
     int tag;
