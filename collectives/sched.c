@@ -55,6 +55,7 @@ void tern_sched_init(struct tern_sched *s, struct tern_comm *comm)
     s->waited_since = 0;
     s->inquire_at = 0;
     s->inquired = 0;
+    s->given_up = 0;
 }
 
 void tern_sched_sign(struct tern_sched *s, const struct tern_coll_stamp *stamp)

@@ -111,6 +111,8 @@ struct tern_sched {
     uint64_t waited_since;          /* ... this time (ns), */
     uint64_t inquire_at;            /* ... and inquires once it waited this long (ns). */
     int inquired;                   /* It sent inquiries (notice.h). */
+    int given_up;                   /* It failed, and waits only for the
+                                       requests that give_up() kept. */
     const char *call;               /* tern_coll_args.call: "MPI_Bcast",
                                        or NULL (the library's own). */
     struct tern_request *req;       /* The collective's request. */

@@ -137,11 +137,15 @@ static void post_round(struct tern_sched *s)
 static int round_done(struct tern_sched *s)
 {
     for (int i = 0; i < s->nreqs; i++)
-        if (!s->reqs[i]->done)
+        if (tern_p2p_uses_buffer(s->reqs[i]))
             return 0;
     for (int i = 0; i < s->nreqs; i++) {
-        note_error(s, request_error(s->reqs[i]));
-        tern_request_free(s->reqs[i]);
+        struct tern_request *r = s->reqs[i];
+        note_error(s, request_error(r));
+        if (r->done)
+            tern_request_free(r);
+        else
+            tern_p2p_abandon(r);   /* A send that give_up() kept. */
     }
     s->nreqs = 0;
     s->posted = 0;
@@ -176,7 +180,9 @@ static int advance(struct tern_sched *s)
  *   lets those that matched finish (their data is on the way, into
  *   buffers the call must not leave to them), and leaves its sends in
  *   flight to finish from copies of their own, MPI_Finalize not waiting
- *   for them (tern_p2p_abandon);
+ *   for them (tern_p2p_abandon); a send whose receiver may still read the
+ *   caller's buffer through the transport is kept until it cannot
+ *   (tern_p2p_release);
  * - sends every other rank a failure notice (notice.h), which fails the
  *   call on any rank that waits for this one in any way (a rank whose
  *   call ends without it keeps the message: after an error the
@@ -195,8 +201,8 @@ static void give_up(struct tern_sched *s, int rc, const char *why, int failure)
     for (int i = 0; i < s->nreqs; i++) {
         struct tern_request *r = s->reqs[i];
         tern_p2p_cancel(r);
-        if (r->kind == TERN_REQ_RECV && !r->done)
-            s->reqs[kept++] = r;    /* Matched: its data is on the way. */
+        if ((r->kind == TERN_REQ_RECV && !r->done) || tern_p2p_release(r))
+            s->reqs[kept++] = r;
         else
             tern_p2p_abandon(r);
     }
@@ -205,6 +211,7 @@ static void give_up(struct tern_sched *s, int rc, const char *why, int failure)
     s->nreqs = kept;
     s->posted = 1;
     s->cur = s->nrounds - 1;
+    s->given_up = 1;
 }
 
 /* Whether a message from `peer` that arrived unexpected shows that peer
@@ -289,7 +296,7 @@ static int waits_for(void *arg, int peer)
  * and gave up. */
 static int mismatched(struct tern_sched *s)
 {
-    if (!s->posted || ++s->stalls < STALLS_BEFORE_CHECK)
+    if (s->given_up || !s->posted || ++s->stalls < STALLS_BEFORE_CHECK)
         return 0;
     inquire(s);
     unsigned long n = tern_p2p_unexp_arrivals();

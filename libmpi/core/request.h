@@ -37,6 +37,8 @@ struct tern_request {
     uint8_t state;          /* Protocol state, owned by p2p. */
     uint8_t holds_comm;     /* Holds a reference on comm (tern_request_hold_comm). */
     uint8_t abandoned;      /* Given up by its collective (tern_p2p_abandon). */
+    uint8_t released;       /* A send that its collective gave up and keeps
+                               until its exposure ends (tern_p2p_release). */
     int error;              /* TERN_E* for status.MPI_ERROR, 0 if none. */
     struct tern_comm *comm;
 

@@ -123,6 +123,23 @@ int tern_p2p_send_unmatched(const struct tern_request *r);
 /* Cancels a receive that has not matched yet; no effect otherwise. */
 void tern_p2p_cancel(struct tern_request *r);
 
+/* For a send of a collective that failed (collectives/sched.h), before
+ * the call gives it up: moves its bytes into a buffer of its own (see
+ * tern_p2p_abandon) and takes back the offer of the caller's buffer where
+ * the transport would serve the receiver's single-copy read from it on
+ * this side (RECALL, packet.h). Returns 1 while such a read may still
+ * come; the call then keeps r, and must not return, until
+ * tern_p2p_uses_buffer(r) is 0. Returns 0 otherwise (and for any other
+ * request). */
+int tern_p2p_release(struct tern_request *r);
+
+/* The receiver of r's RTS answered a RECALL: it will not read r's buffer. */
+void tern_p2p_recalled(struct tern_request *r);
+
+/* Whether r may still use its caller's buffer: r is not done, or, for a
+ * send that tern_p2p_release() kept, its receiver may still read it. */
+int tern_p2p_uses_buffer(const struct tern_request *r);
+
 /* Gives up a request of a collective that failed (collectives/sched.h):
  * a receive that has not matched is cancelled; whatever is left in
  * flight frees itself when done; a send goes on from a copy of its data

@@ -13,6 +13,12 @@
  *          chunks arrive in order.
  *   FIN    receiver finished a single-copy read: `sreq` may complete.
  *   ACK    a synchronous eager send was matched: `sreq` may complete.
+ *   RECALL the sender of RTS `sreq` takes back the offer of its buffer (the
+ *          call it sent from failed, and its caller gets the buffer back):
+ *          a receiver that has not matched the RTS yet answers RECALLED and
+ *          asks for the bytes pipelined if it ever matches it; one that has
+ *          answers nothing, as the FIN or CTS it owes follows anyway.
+ *   RECALLED the receiver will not read the buffer of `sreq`.
  *
  * Request ids are the requests' addresses; they never leave the job.
  */
@@ -27,7 +33,9 @@ enum tern_pkt_type {
     TERN_PKT_CTS,
     TERN_PKT_DATA,
     TERN_PKT_FIN,
-    TERN_PKT_ACK
+    TERN_PKT_ACK,
+    TERN_PKT_RECALL,
+    TERN_PKT_RECALLED
 };
 
 #define TERN_PKT_SYNC 0x1

@@ -208,6 +208,21 @@ static void on_message(int peer, const struct tern_pkt *h, const void *payload)
         tern_p2p.notice_arrivals++;
 }
 
+/* The sender of an RTS takes back the offer of its buffer (packet.h):
+ * if no receive matched the RTS yet, the one that does asks for the bytes
+ * pipelined. A matched one owes the sender a FIN or a CTS, which ends the
+ * offer there. */
+static void on_recall(int peer, uint64_t sreq)
+{
+    for (struct tern_unexp *u = tern_p2p.mq.unexp_head; u; u = u->next)
+        if (u->peer == peer && u->sreq == sreq && u->type == TERN_PKT_RTS) {
+            u->addr = 0;
+            u->key = 0;
+            send_reply(peer, TERN_PKT_RECALLED, sreq, 0);
+            return;
+        }
+}
+
 void tern_p2p_recv_packet(int src, const void *pkt, size_t len)
 {
     const struct tern_pkt *h = pkt;
@@ -233,6 +248,12 @@ void tern_p2p_recv_packet(int src, const void *pkt, size_t len)
     case TERN_PKT_FIN:
     case TERN_PKT_ACK:
         tern_p2p_send_done(sreq);
+        break;
+    case TERN_PKT_RECALL:
+        on_recall(src, h->sreq);
+        break;
+    case TERN_PKT_RECALLED:
+        tern_p2p_recalled(sreq);
         break;
     default:
         TERN_LOG(0, "dropping a packet of unknown type %d from rank %d", h->type, src);

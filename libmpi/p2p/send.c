@@ -91,20 +91,39 @@ static void peer_maybe_idle(struct tern_peer *p)
         tern_p2p.pending--;
 }
 
+/* Ends the exposure of r's buffer, if any: no receiver reads it through
+ * the transport any more. */
+static void unexpose(struct tern_request *r)
+{
+    if (r->bulk) {
+        tern_p2p.peers[r->peer].tp->unexpose(r->bulk);
+        r->bulk = NULL;
+    }
+}
+
 void tern_p2p_send_done(struct tern_request *r)
 {
     /* The request's memory may serve another send next. */
     if (bounce.owner == r)
         bounce.owner = NULL;
-    if (r->bulk) {
-        tern_p2p.peers[r->peer].tp->unexpose(r->bulk);
-        r->bulk = NULL;
-    }
+    unexpose(r);
     if (!r->abandoned)
         tern_p2p.active_sends--;
     r->done = 1;
     if (r->user_freed)
         tern_request_free(r);
+}
+
+static void fill_envelope(struct tern_pkt *pkt, const struct tern_request *r,
+                          int type)
+{
+    memset(pkt, 0, sizeof(*pkt));
+    pkt->type = (uint8_t)type;
+    pkt->tag = r->tag;
+    pkt->src = r->as_rank;
+    pkt->ctx = r->ctx;
+    pkt->len = r->len;
+    pkt->sreq = (uint64_t)(uintptr_t)r;
 }
 
 /* Whether r's receiver may read r's buffer itself (the RTS offers, or
@@ -118,13 +137,16 @@ static int offers_single_copy(const struct tern_request *r)
 
 /* Moves the bytes of an unfinished send into a buffer of its own, since
  * the caller's may go away while the send goes on; keeps the caller's if
- * memory runs out or the receiver reads it in one copy (it reads what is
- * there, or fails: the transport is told not to read it on this side,
- * tp->forget), or if it owns a buffer already. */
+ * memory runs out, or if it owns a buffer already, or if the receiver
+ * reads the caller's buffer in one copy from its own side (it reads what
+ * is there, or fails: the transport is told not to read it on this side,
+ * tp->forget). A transport that exposes the buffer serves the receiver's
+ * read on this side: r gets a copy, and tern_p2p_release() takes the
+ * offer back. */
 static void detach(struct tern_request *r)
 {
-    if (offers_single_copy(r)) {
-        const struct tern_tp_ops *tp = tern_p2p.peers[r->peer].tp;
+    const struct tern_tp_ops *tp = tern_p2p.peers[r->peer].tp;
+    if (!tp->expose && offers_single_copy(r)) {
         if (tp->forget)
             tp->forget(r->buf, r->len);
         return;
@@ -154,6 +176,38 @@ int tern_p2p_send_unmatched(const struct tern_request *r)
             (r->state == SEND_WAIT && !r->peer_req));
 }
 
+int tern_p2p_release(struct tern_request *r)
+{
+    if (r->kind != TERN_REQ_SEND || r->done)
+        return 0;
+    if (r->released)
+        return r->bulk != NULL;
+    detach(r);
+    if (!r->bulk)
+        return 0;
+    r->released = 1;
+    /* Before its RTS goes out (SEND_RTS), or after a CTS declined the
+     * offer (SEND_STREAM), no receiver reads the buffer. */
+    if (r->state != SEND_WAIT) {
+        unexpose(r);
+        return 0;
+    }
+    struct tern_pkt pkt;
+    fill_envelope(&pkt, r, TERN_PKT_RECALL);
+    tern_p2p_send_ctl(r->peer, &pkt);
+    return 1;
+}
+
+void tern_p2p_recalled(struct tern_request *r)
+{
+    unexpose(r);
+}
+
+int tern_p2p_uses_buffer(const struct tern_request *r)
+{
+    return !r->done && (!r->released || r->bulk);
+}
+
 void tern_p2p_abandon(struct tern_request *r)
 {
     tern_p2p_cancel(r);
@@ -167,18 +221,6 @@ void tern_p2p_abandon(struct tern_request *r)
         r->abandoned = 1;
         tern_p2p.active_sends--;
     }
-}
-
-static void fill_envelope(struct tern_pkt *pkt, const struct tern_request *r,
-                          int type)
-{
-    memset(pkt, 0, sizeof(*pkt));
-    pkt->type = (uint8_t)type;
-    pkt->tag = r->tag;
-    pkt->src = r->as_rank;
-    pkt->ctx = r->ctx;
-    pkt->len = r->len;
-    pkt->sreq = (uint64_t)(uintptr_t)r;
 }
 
 /* Injects the next packet(s) of r. Returns 1 when r no longer needs the
