@@ -103,6 +103,12 @@ void tern_coll_init(void)
     tern_coll_notices_init();
 }
 
+void tern_coll_finalizing(void)
+{
+    tern_coll_notices_finalizing();
+    tern_coll_shm_finalizing();
+}
+
 int tern_coll_run(struct tern_coll_args *a, struct tern_request **req)
 {
     int rc = run(a, req);

@@ -142,9 +142,10 @@ int tern_coll_run(struct tern_coll_args *a, struct tern_request **req);
 int tern_coll_prepare(struct tern_comm *comm, enum tern_coll_kind kind);
 
 /* A blocking barrier in shared memory without the general path's
- * selection and argument block (barrier_shm.c): 0 once done, or
- * TERN_EAGAIN, having done nothing, when comm needs tern_coll_run (no slot
- * agreed yet, an operation pending, an algorithm forced, verbose output). */
+ * selection and argument block (barrier_shm.c): 0 once done, the call's
+ * error once it failed (it is over then), or TERN_EAGAIN, having done
+ * nothing, when comm needs tern_coll_run (no slot agreed yet, an
+ * operation pending, an algorithm forced, verbose output). */
 int tern_coll_barrier_quick(struct tern_comm *comm, const char *call);
 
 /* At MPI_Finalize, once every rank has arrived: reports, per
@@ -160,7 +161,8 @@ void tern_coll_read_tunables(void);
 void tern_coll_init(void);
 
 /* At MPI_Finalize, before its fence: this rank makes no more collective
- * calls, and tells a rank that asks about one it never made (notice.h). */
+ * calls; it tells a rank that asks about one it never made (notice.h), and
+ * the members of its shared-memory slots, which do not ask (shm_check.c). */
 void tern_coll_finalizing(void);
 
 /* Notes, as comm is destroyed, what an answer to an inquiry about one of

@@ -77,7 +77,7 @@ enum { NEVER_FINALIZED = 1, NEVER_FREED = 2 };
 /* Set once MPI_Finalize has begun: this rank makes no more calls. */
 static int finalizing;
 
-void tern_coll_finalizing(void)
+void tern_coll_notices_finalizing(void)
 {
     finalizing = 1;
 }
@@ -318,12 +318,19 @@ static int completed(const struct tern_comm *comm, uint64_t seq)
     return seq < comm->coll_seq && !tern_sched_active(comm, seq);
 }
 
+/* Whether this rank freed comm: the last reference went, so no call of
+ * this rank runs on it now or ever will. */
+static int freed(const struct tern_comm *comm)
+{
+    return comm->refs == 0;
+}
+
 /* Whether this rank can answer an inquiry about call number seq of comm:
- * the call has completed here, or this rank is in MPI_Finalize and will
- * never make it. */
+ * the call has completed here, or this rank is in MPI_Finalize or freed
+ * comm and will never make it. */
 static int answerable(const struct tern_comm *comm, uint64_t seq)
 {
-    return completed(comm, seq) || (finalizing && seq >= comm->coll_seq);
+    return completed(comm, seq) || ((finalizing || freed(comm)) && seq >= comm->coll_seq);
 }
 
 /* The first inquiry that waits here about a call that has completed here
@@ -357,9 +364,9 @@ static int find_stale(const struct tern_unexp_info *m, void *arg)
 
 /* The notice hook (tern_p2p_watch_notices): answers the inquiries about
  * calls that completed here before they came (also on communicators
- * destroyed since), and, once MPI_Finalize has begun, about calls this
- * rank never made; drops the answers that came after the call that
- * inquired completed. */
+ * destroyed since), and about calls this rank never made on a
+ * communicator it freed, or on any once MPI_Finalize has begun; drops the
+ * answers that came after the call that inquired completed. */
 static void answer_stale(void)
 {
     for (;;) {
@@ -380,10 +387,11 @@ static void answer_stale(void)
             n != (long)sizeof m.q || (st.from.comm && !answerable(st.from.comm, m.q.seq)))
             continue;
         /* Here a call not made (a number from coll_seq on) is one this
-         * rank never makes: it is in MPI_Finalize (answerable()), or it
-         * destroyed the communicator. */
+         * rank never makes: it freed the communicator, or is in
+         * MPI_Finalize (answerable()). */
         if (m.q.seq >= st.from.made)
-            st.from.never = st.from.comm ? NEVER_FINALIZED : NEVER_FREED;
+            st.from.never = st.from.comm && !freed(st.from.comm) ? NEVER_FINALIZED
+                                                                 : NEVER_FREED;
         /* The call as this rank made it, if it did, lately. */
         const struct tern_coll_stamp *mine = NULL;
         if (st.from.comm && m.q.seq < st.from.comm->coll_seq) {

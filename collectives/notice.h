@@ -31,8 +31,11 @@
  * Before it answers, the rank drops the messages of that call from the
  * inquirer that no call of its took, and the answer says how many. A
  * rank in MPI_Finalize also answers an inquiry about a call it never
- * made, and so does one about a communicator it freed: it never will,
- * and the inquirer fails with MPI_ERR_OTHER.
+ * made, and so does one about a communicator it freed (from its next
+ * idle wait on): it never will, and the inquirer fails with
+ * MPI_ERR_OTHER. Ranks that wait in shared memory do not inquire: there
+ * MPI_Finalize and the last reference to a communicator publish that the
+ * rank makes no more operations (shm_check.c).
  *
  * The inquirer fails its call (MPI_ERR_TRUNCATE) when the answer says
  * messages were dropped, or when its round still waits for a message
@@ -110,5 +113,9 @@ int tern_coll_answers(struct tern_comm *comm, const struct tern_coll_stamp *c,
 /* Has the idle waits of this rank (and MPI_Finalize's fence) answer the
  * inquiries about calls that completed here before they came. */
 void tern_coll_notices_init(void);
+
+/* At MPI_Finalize: this rank makes no more calls, so it answers inquiries
+ * about calls it never made. */
+void tern_coll_notices_finalizing(void);
 
 #endif

@@ -141,6 +141,14 @@ static inline int tern_coll_shm_check(struct tern_coll_shm_op *op)
  * calls differ in why; else 0. */
 int tern_coll_shm_final_check(const struct tern_comm *comm, char *why, size_t len);
 
+/* Publishes in comm's slot that this rank makes no more operations there,
+ * as the last reference to comm goes (freed) or it is in MPI_Finalize: a
+ * member waiting in one that this rank never made fails that call
+ * (tern_coll_shm_check) instead of waiting for ever.
+ * tern_coll_shm_finalizing() does it for every communicator. */
+void tern_coll_shm_leave(const struct tern_comm *comm, int freed);
+void tern_coll_shm_finalizing(void);
+
 /* Gives op up after member r was found in the call `theirs` (a sig):
  * says how the calls differ (the failure of another member only at
  * verbose level 1: that member says why), sets op->failed and ends op on

@@ -9,6 +9,10 @@
  * an input in for another call, made another call: both members give the
  * operation up, and a member that gave up finishes with the sig of a
  * failed call, which makes the members that wait for it give up too.
+ * A member in MPI_Finalize, or one that freed the communicator, sets its
+ * `stuck` to the operation it would have made next, with a sig that no
+ * call has: a member that waits in that operation or a later one gives it
+ * up, as the member never comes.
  *
  * A member that made its call on messages publishes nothing here, so the
  * wait also looks at the messages that arrived (as a schedule does,
@@ -32,12 +36,20 @@
 #include "tern/clock.h"
 #include "tern/err.h"
 #include "tern/log.h"
+#include "transports/shm/doorbell.h"
 
 #define SIG_BITS 16
 #define KIND_BITS TERN_COLL_SHM_SIG_KIND_BITS
 #define SIG_MASK ((1u << SIG_BITS) - 1)
 
 #define FAILED_KIND ((1u << KIND_BITS) - 1)
+
+/* A member's `stuck` word once it makes no more operations in the slot,
+ * with the number of the next one it would have built: the kind of a failed
+ * call with no error code (it is in MPI_Finalize), or with all code bits
+ * set (it freed the communicator). No operation has either sig. */
+#define FINALIZED_SIG FAILED_KIND
+#define FREED_SIG SIG_MASK
 
 /* What a sig says, as signature.h compares calls (the algorithm is shm). */
 static struct tern_coll_call_id decode(uint16_t sig)
@@ -107,6 +119,22 @@ static int messages_differ(struct tern_coll_shm_op *op)
     return 1;
 }
 
+/* Whether member r's `stuck` word says that it called MPI_Finalize or
+ * freed the communicator before this operation, which it will then never
+ * make; gives op up if so. */
+static int left(struct tern_coll_shm_op *op, int r, uint64_t word)
+{
+    uint64_t sig = word & SIG_MASK;
+    if ((sig != FINALIZED_SIG && sig != FREED_SIG) || word >> SIG_BITS > op->seq)
+        return 0;
+    char why[200];
+    snprintf(why, sizeof why, "rank %d %s without making this call: every rank must make the "
+             "same collective calls on a communicator, in the same order", r,
+             sig == FREED_SIG ? "freed the communicator" : "called MPI_Finalize");
+    give_up(op, TERN_EOTHER, why, 0);
+    return 1;
+}
+
 /* Whether a word of member r (seq << 16 | sig) shows it in this
  * operation as another call; gives op up if so. */
 static int differs(struct tern_coll_shm_op *op, int r, uint64_t word)
@@ -142,7 +170,8 @@ int tern_coll_shm_check_due(struct tern_coll_shm_op *op)
         const struct tern_shm_coll_cell *c = tern_coll_shm_cell(op, r);
         uint64_t cell = atomic_load_explicit(&c->seq, memory_order_acquire) == op->seq
                       ? op->seq << SIG_BITS | c->bytes >> TERN_COLL_SHM_SIG_SHIFT : 0;
-        if (differs(op, r, atomic_load_explicit(&v->reduced[r].stuck, memory_order_acquire)) ||
+        uint64_t stuck = atomic_load_explicit(&v->reduced[r].stuck, memory_order_acquire);
+        if (left(op, r, stuck) || differs(op, r, stuck) ||
             differs(op, r, atomic_load_explicit(&v->reduced[r].finished,
                                                 memory_order_acquire)) ||
             differs(op, r, cell))
@@ -185,4 +214,29 @@ int tern_coll_shm_final_check(const struct tern_comm *comm, char *why, size_t le
         }
     }
     return 0;
+}
+
+void tern_coll_shm_leave(const struct tern_comm *comm, int freed)
+{
+    const struct tern_coll_shm *sh = comm->shm;
+    if (!sh || sh->slot < 0)
+        return;
+    _Atomic uint64_t *stuck = &sh->view.reduced[comm->rank].stuck;
+    /* A communicator freed already stays freed at MPI_Finalize. */
+    if ((atomic_load_explicit(stuck, memory_order_relaxed) & SIG_MASK) == FREED_SIG)
+        return;
+    uint64_t sig = freed ? FREED_SIG : FINALIZED_SIG;
+    atomic_store_explicit(stuck, (sh->next_seq + 1) << SIG_BITS | sig, memory_order_release);
+    tern_shm_doorbell_ring_all(sh->bells, sh->nbells);
+}
+
+static void finalizing(struct tern_comm *comm, void *arg)
+{
+    (void)arg;
+    tern_coll_shm_leave(comm, 0);
+}
+
+void tern_coll_shm_finalizing(void)
+{
+    tern_comm_each(finalizing, NULL);
 }

@@ -206,6 +206,9 @@ void tern_comm_release(struct tern_comm *c)
         return;
     if (c->where == IN_LIVE)
         unlink_comm(&live, c);
+    /* Members still waiting in a shared-memory operation of c that this
+     * rank never made learn that it will not come. */
+    tern_coll_shm_leave(c, 1);
     push(&graveyard, c);
 }
 
