@@ -39,6 +39,11 @@ static const struct tern_tp_ops *blocker; /* The one that can sleep. */
 static int block_ms;                       /* For how long at a time. */
 static enum wait_mode wait_mode;
 static long spin_polls, yield_ns, eager_cap, report_transports, warn_ns;
+
+/* The smallest eager limit: the notices between the ranks of a collective
+ * (collectives/notice.h, 24 bytes at most) are read where they wait, as
+ * they arrived, which a message that went rendezvous never is. */
+#define EAGER_MIN 64
 static int (*progress_hook)(void);
 static void (*notice_hook)(void);      /* tern_p2p_watch_notices() */
 static unsigned long notices_seen;
@@ -95,7 +100,13 @@ void tern_p2p_read_tunables(int oversubscribed)
         "Microseconds a waiting rank yields before it sleeps (auto mode; "
         "shorter by default when the host has more ranks than cores)") * 1000;
     eager_cap = tern_env_long("TERN_EAGER_MAX", 0,
-        "Largest message sent eagerly, in bytes (0: as large as the transport's packet)");
+        "Largest message sent eagerly, in bytes (0: as large as the transport's packet; "
+        "a value too small for the library's own small messages is raised)");
+    if (eager_cap > 0 && eager_cap < EAGER_MIN) {
+        tern_log("TERN_EAGER_MAX=%ld is below %d bytes, which the library's own small "
+                 "messages need; using %d", eager_cap, EAGER_MIN, EAGER_MIN);
+        eager_cap = EAGER_MIN;
+    }
     report_transports = tern_env_long("TERN_REPORT_TRANSPORTS", 0,
         "1: each rank prints which transport serves each peer (mpirun --report-transports)");
     long warn_s = tern_env_long("TERN_WAIT_WARN_S", WAIT_WARN_S,
