@@ -88,7 +88,7 @@ static int signature(void)
     return sig;
 }
 
-int tern_coll_barrier_quick(struct tern_comm *comm, const char *call)
+int tern_coll_barrier_quick(struct tern_comm *comm, const char *call, int *rc)
 {
     struct tern_coll_shm *sh = comm->shm;
     /* What tern_coll_run would find out on the long way: the communicator
@@ -97,7 +97,7 @@ int tern_coll_barrier_quick(struct tern_comm *comm, const char *call)
      * the user sees depends on the selection running. */
     if (!sh || sh->slot < 0 || sh->done_seq != sh->next_seq
         || !tern_coll_may_skip_select(TERN_COLL_BARRIER, tern_coll_barrier_shm))
-        return TERN_EAGAIN;
+        return 0;
     /* The number the schedule would have taken (tern_coll_run), moved on
      * when the call ends (sched.h). */
     uint64_t n = comm->coll_seq;
@@ -106,13 +106,13 @@ int tern_coll_barrier_quick(struct tern_comm *comm, const char *call)
     struct tern_coll_shm_op op;
     tern_coll_shm_op_start(&op, comm, TERN_COLL_BARRIER, &stamp, call);
     tern_coll_shm_publish(&op, TERN_COLL_SHM_ARRIVED);
-    if (!all_arrived(&op) && tern_coll_shm_wait(&op, all_arrived, &op)) {
-        comm->coll_seq++;
+    *rc = all_arrived(&op) ? 0 : tern_coll_shm_wait(&op, all_arrived, &op);
+    if (*rc) {
         comm->coll_failed = 1;
-        return op.failed;
+    } else {
+        tern_coll_shm_synced(&op);
+        tern_coll_shm_finish(&op);
     }
-    tern_coll_shm_synced(&op);
-    tern_coll_shm_finish(&op);
     comm->coll_seq++;
-    return 0;
+    return 1;
 }

@@ -142,11 +142,11 @@ int tern_coll_run(struct tern_coll_args *a, struct tern_request **req);
 int tern_coll_prepare(struct tern_comm *comm, enum tern_coll_kind kind);
 
 /* A blocking barrier in shared memory without the general path's
- * selection and argument block (barrier_shm.c): 0 once done, the call's
- * error once it failed (it is over then), or TERN_EAGAIN, having done
+ * selection and argument block (barrier_shm.c): 1 once it ran the
+ * barrier, its result (0 or the call's error) in *rc, or 0, having done
  * nothing, when comm needs tern_coll_run (no slot agreed yet, an
  * operation pending, an algorithm forced, verbose output). */
-int tern_coll_barrier_quick(struct tern_comm *comm, const char *call);
+int tern_coll_barrier_quick(struct tern_comm *comm, const char *call, int *rc);
 
 /* At MPI_Finalize, once every rank has arrived: reports, per
  * communicator, a collective message that no call of this rank received,

@@ -11,6 +11,7 @@
 #include "collectives/signature.h"
 #include "libmpi/core/comm.h"
 #include "libmpi/core/datatype.h"
+#include "libmpi/core/object.h"
 #include "libmpi/p2p/p2p.h"
 #include "tern/err.h"
 #include "tern/log.h"
@@ -318,11 +319,12 @@ static int completed(const struct tern_comm *comm, uint64_t seq)
     return seq < comm->coll_seq && !tern_sched_active(comm, seq);
 }
 
-/* Whether this rank freed comm: the last reference went, so no call of
- * this rank runs on it now or ever will. */
+/* Whether this rank freed comm (MPI_Comm_free): it makes no more calls
+ * there, and coll_seq no longer grows. References may remain (requests
+ * of calls made before). */
 static int freed(const struct tern_comm *comm)
 {
-    return comm->refs == 0;
+    return comm->magic == TERN_MAGIC_DEAD;
 }
 
 /* Whether this rank can answer an inquiry about call number seq of comm:

@@ -142,8 +142,8 @@ static inline int tern_coll_shm_check(struct tern_coll_shm_op *op)
 int tern_coll_shm_final_check(const struct tern_comm *comm, char *why, size_t len);
 
 /* Publishes in comm's slot that this rank makes no more operations there,
- * as the last reference to comm goes (freed) or it is in MPI_Finalize: a
- * member waiting in one that this rank never made fails that call
+ * as it frees comm (freed) or is in MPI_Finalize: a member waiting in one
+ * that this rank never built fails that call
  * (tern_coll_shm_check) instead of waiting for ever.
  * tern_coll_shm_finalizing() does it for every communicator. */
 void tern_coll_shm_leave(const struct tern_comm *comm, int freed);

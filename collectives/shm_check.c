@@ -119,13 +119,19 @@ static int messages_differ(struct tern_coll_shm_op *op)
     return 1;
 }
 
+/* Whether a `stuck` word is a mark that its member left the slot. */
+static int has_left(uint64_t word)
+{
+    return (word & SIG_MASK) == FINALIZED_SIG || (word & SIG_MASK) == FREED_SIG;
+}
+
 /* Whether member r's `stuck` word says that it called MPI_Finalize or
  * freed the communicator before this operation, which it will then never
  * make; gives op up if so. */
 static int left(struct tern_coll_shm_op *op, int r, uint64_t word)
 {
     uint64_t sig = word & SIG_MASK;
-    if ((sig != FINALIZED_SIG && sig != FREED_SIG) || word >> SIG_BITS > op->seq)
+    if (!has_left(word) || word >> SIG_BITS > op->seq)
         return 0;
     char why[200];
     snprintf(why, sizeof why, "rank %d %s without making this call: every rank must make the "
@@ -160,7 +166,9 @@ int tern_coll_shm_check_due(struct tern_coll_shm_op *op)
     const struct tern_shm_coll_slot *v = &op->sh->view;
     int me = op->comm->rank;
     uint64_t word = op->seq << SIG_BITS | op->sig;
-    if (atomic_load_explicit(&v->reduced[me].stuck, memory_order_relaxed) != word) {
+    uint64_t mine = atomic_load_explicit(&v->reduced[me].stuck, memory_order_relaxed);
+    /* An operation still in flight as this rank left keeps the mark. */
+    if (mine != word && !has_left(mine)) {
         atomic_store_explicit(&v->reduced[me].stuck, word, memory_order_release);
         tern_coll_shm_wake_others(op);
     }

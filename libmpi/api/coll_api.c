@@ -8,7 +8,6 @@
  * are thin wrappers.
  */
 #include "libmpi/api/coll_check.h"
-#include "tern/err.h"
 
 static int barrier(const char *fn, MPI_Comm comm, MPI_Request *req)
 {
@@ -16,11 +15,8 @@ static int barrier(const char *fn, MPI_Comm comm, MPI_Request *req)
     int rc = tern_api_coll_begin(comm, req, &c);
     /* Most blocking barriers: no arguments to fill, no selection. A
      * barrier that failed there is over: it must not run again. */
-    if (!rc && req == TERN_API_BLOCKING) {
-        int quick = tern_coll_barrier_quick(c, fn);
-        if (quick != TERN_EAGAIN)
-            return quick ? tern_api_error(c, fn, quick) : MPI_SUCCESS;
-    }
+    if (!rc && req == TERN_API_BLOCKING && tern_coll_barrier_quick(c, fn, &rc))
+        return rc ? tern_api_error(c, fn, rc) : MPI_SUCCESS;
     struct tern_api_coll x;
     tern_api_coll_init(&x, TERN_COLL_BARRIER, NULL, NULL, 0);
     x.a.comm = c;

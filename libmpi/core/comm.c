@@ -206,9 +206,6 @@ void tern_comm_release(struct tern_comm *c)
         return;
     if (c->where == IN_LIVE)
         unlink_comm(&live, c);
-    /* Members still waiting in a shared-memory operation of c that this
-     * rank never made learn that it will not come. */
-    tern_coll_shm_leave(c, 1);
     push(&graveyard, c);
 }
 
@@ -280,6 +277,10 @@ int tern_comm_free(struct tern_comm *c)
     if (rc)
         return rc;
     c->magic = TERN_MAGIC_DEAD;
+    /* Members still waiting in a shared-memory operation of c that this
+     * rank never made learn that it will not come (its operations in
+     * flight finish as they would). */
+    tern_coll_shm_leave(c, 1);
     tern_comm_release(c);
     return 0;
 }

@@ -124,13 +124,13 @@ int tern_p2p_send_unmatched(const struct tern_request *r);
 void tern_p2p_cancel(struct tern_request *r);
 
 /* For a send of a collective that failed (collectives/sched.h), before
- * the call gives it up: moves its bytes into a buffer of its own (see
- * tern_p2p_abandon) and takes back the offer of the caller's buffer where
- * the transport would serve the receiver's single-copy read from it on
- * this side (RECALL, packet.h). Returns 1 while such a read may still
- * come; the call then keeps r, and must not return, until
- * tern_p2p_uses_buffer(r) is 0. Returns 0 otherwise (and for any other
- * request). */
+ * the call gives it up: if the send exposed the caller's buffer, from
+ * which the transport serves the receiver's single-copy read on this
+ * side, moves its bytes into a buffer of its own and takes the offer back
+ * (RECALL, packet.h). Returns 1 while the send may still use the caller's
+ * buffer: the call then keeps r, and must not return, until
+ * tern_p2p_uses_buffer(r) is 0. Returns 0 for any other request, which
+ * the call gives up (tern_p2p_abandon). */
 int tern_p2p_release(struct tern_request *r);
 
 /* The receiver of r's RTS answered a RECALL: it will not read r's buffer. */

@@ -178,34 +178,37 @@ int tern_p2p_send_unmatched(const struct tern_request *r)
 
 int tern_p2p_release(struct tern_request *r)
 {
-    if (r->kind != TERN_REQ_SEND || r->done)
+    if (r->kind != TERN_REQ_SEND || r->done || (!r->bulk && !r->released))
         return 0;
-    if (r->released)
-        return r->bulk != NULL;
-    detach(r);
-    if (!r->bulk)
-        return 0;
-    r->released = 1;
-    /* Before its RTS goes out (SEND_RTS), or after a CTS declined the
-     * offer (SEND_STREAM), no receiver reads the buffer. */
-    if (r->state != SEND_WAIT) {
-        unexpose(r);
-        return 0;
+    if (!r->released) {
+        r->released = 1;
+        detach(r);
+        /* Before its RTS goes out (SEND_RTS), or after a CTS declined the
+         * offer (SEND_STREAM), no receiver reads the buffer. */
+        if (r->state == SEND_WAIT) {
+            struct tern_pkt pkt;
+            fill_envelope(&pkt, r, TERN_PKT_RECALL);
+            tern_p2p_send_ctl(r->peer, &pkt);
+        } else {
+            unexpose(r);
+        }
     }
-    struct tern_pkt pkt;
-    fill_envelope(&pkt, r, TERN_PKT_RECALL);
-    tern_p2p_send_ctl(r->peer, &pkt);
-    return 1;
+    return tern_p2p_uses_buffer(r);
 }
 
 void tern_p2p_recalled(struct tern_request *r)
 {
-    unexpose(r);
+    /* A RECALL still queued when its send completed may be answered after
+     * the request went to another send, which then only goes pipelined. */
+    if (r->kind == TERN_REQ_SEND && r->released)
+        unexpose(r);
 }
 
 int tern_p2p_uses_buffer(const struct tern_request *r)
 {
-    return !r->done && (!r->released || r->bulk);
+    /* A released send without a copy of its own (memory ran out) sends
+     * from the caller's buffer to the end. */
+    return !r->done && (!r->released || r->bulk || !r->owned);
 }
 
 void tern_p2p_abandon(struct tern_request *r)
@@ -345,6 +348,10 @@ void tern_p2p_send_ctl(int peer, const struct tern_pkt *pkt)
 void tern_p2p_start_stream(struct tern_request *r)
 {
     struct tern_peer *p = &tern_p2p.peers[r->peer];
+    /* The receiver declined the offer: a released send streams from its
+     * copy, and its call need not wait for the stream. */
+    if (r->released)
+        unexpose(r);
     r->state = SEND_STREAM;
     r->offset = 0;
     if (!p->sendq_head) {
