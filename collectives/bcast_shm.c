@@ -9,12 +9,13 @@
  * waits for the root's flag, compares the root's size with its own
  * (another size gives MPI_ERR_TRUNCATE on that rank) and unpacks.
  *
- * Longer data (over a member's buffer: 64 KiB with up to 8 ranks) travels
- * in messages, after the ranks agree on the size in shared memory: the root
- * publishes only its size, each rank that sees a long size publishes its
- * own, and once all sizes are in, all ranks compare them alike: any
- * mismatch fails the call everywhere, instead of leaving a rank waiting in
- * a message algorithm that another rank did not start. Then the message
+ * Longer data (over a member's buffer: 64 KiB with up to 8 ranks; on 2
+ * ranks over TWO_RANKS_SLOT_MAX) travels in messages, after the ranks
+ * agree on the size in shared memory: the root publishes only its size,
+ * each rank that sees a long size publishes its own, and once all sizes
+ * are in, all ranks compare them alike: any mismatch fails the call
+ * everywhere, instead of leaving a rank waiting in a message algorithm
+ * that another rank did not start. Then the message
  * algorithm that the automatic choice takes (tern_coll_bcast_messages)
  * runs in the rounds after. A rank whose own size is long while the root's
  * is short sees the mismatch in step (2) without publishing anything.
@@ -32,6 +33,22 @@
 #include "libmpi/core/datatype.h"
 #include "tern/err.h"
 #include "tern/log.h"
+
+/* On 2 ranks a message that the receiver reads in one copy from the
+ * root's buffer beats the two copies through the slot from about 48 KiB
+ * on, even with the agreement on the size (a flag exchange) before it.
+ * Measured, back-to-back calls, us, shm / binomial: 2 ranks 16 KiB 2.3 /
+ * 2.3-3.0, 32 KiB 4.1 / 3.3-4.2, 64 KiB 7.5-7.9 / 4.6-5.1; on 4 ranks
+ * (oversubscribed) the slot won at every size it holds (64 KiB 13.3-13.7 /
+ * 21.8-23.0). */
+#define TWO_RANKS_SLOT_MAX (48 * 1024)
+
+/* The longest data that goes through the slot, alike on every rank. */
+static size_t slot_max(const struct tern_comm *comm)
+{
+    size_t buf = comm->shm->view.buf;
+    return comm->size == 2 && buf > TWO_RANKS_SLOT_MAX ? TWO_RANKS_SLOT_MAX : buf;
+}
 
 struct bcast_op {
     struct tern_coll_shm_op op;
@@ -56,7 +73,8 @@ static int put(struct tern_sched *s, void *arg)
         return 1;
     if (!tern_coll_shm_set_free(&x->op, x->bytes))
         return 0;
-    void *place = tern_coll_shm_input_place(&x->op, x->root, x->bytes);
+    void *place = x->bytes <= slot_max(x->op.comm)
+                      ? tern_coll_shm_input_place(&x->op, x->root, x->bytes) : NULL;
     if (place)
         tern_coll_shm_pack(place, x->buf, x->count, x->dt);
     x->large = !place;
@@ -76,7 +94,7 @@ static int take(struct tern_sched *s, void *arg)
     uint64_t root_bytes;
     if (!x->large && !tern_coll_shm_input_arrived(&x->op, x->root, &root_bytes))
         return 0;
-    if (x->large || root_bytes > x->op.sh->view.buf) {
+    if (x->large || root_bytes > slot_max(x->op.comm)) {
         /* The root's size is long: publish ours too (once the set is free). */
         x->large = 1;
         if (!tern_coll_shm_set_free(&x->op, x->bytes))
@@ -160,7 +178,8 @@ void tern_coll_bcast_shm(struct tern_sched *s, const struct tern_coll_args *a)
 int tern_coll_bcast_shm_run(const struct tern_coll_args *a)
 {
     /* Data longer than a buffer may need messages, hence a schedule. */
-    if (!tern_coll_shm_runnable(a) || tern_coll_shm_too_large(a->rcount, a->rdt, a))
+    if (!tern_coll_shm_runnable(a) || tern_coll_shm_too_large(a->rcount, a->rdt, a) ||
+        a->rcount * a->rdt->size > slot_max(a->comm))
         return TERN_EAGAIN;
     struct bcast_op x;
     op_init(&x, a);
