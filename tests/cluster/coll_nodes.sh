@@ -7,7 +7,9 @@
 # host's ranks are neighbours, the first layout below)
 # and checked by the collective test programs of tests/mpi (every size,
 # type, op, root, in-place form, split and duplicated communicators,
-# nonblocking calls, mismatched counts giving errors and not hangs), with
+# nonblocking calls, mismatched counts giving errors and not hangs, a rank
+# that skips a call and goes on to MPI_Finalize or frees the communicator
+# giving the others an error and not a hang), with
 # the ranks placed
 #   - 2 per host in blocks (ranks 0-1 on h1, 2-3 on h2, 4-5 on h3);
 #   - 3, 2 and 2 per host round-robin (--map-by node: ranks 0, 3, 6 on h1),
@@ -36,7 +38,8 @@ run_layout() {
     shift
     for prog in coll_suite_reduce coll_suite_rooted coll_suite_comms coll_suite_nb \
                 coll_suite_allto coll_suite_rscan coll_all_algos coll_errors coll_suite_mismatch \
-                "coll_rooted_algos 256K" "coll_reduce_algos 256K"; do
+                "coll_rooted_algos 256K" "coll_reduce_algos 256K" \
+                "coll_skip gather" "coll_skip barrier" "coll_skip allreduce" "coll_skip free"; do
         args=${prog#* }
         [ "$args" = "$prog" ] && args=
         prog=${prog%% *}
@@ -44,7 +47,7 @@ run_layout() {
             fail "$prog ($label) failed: $out $(cat "$TMP/err")"
         printf '%s\n' "$out" | grep -q "^OK $prog" ||
             fail "$prog ($label) printed: $out $(cat "$TMP/err")"
-        echo "PASS $prog, $label"
+        echo "PASS $prog${args:+ $args}, $label"
     done
 }
 
