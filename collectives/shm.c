@@ -145,8 +145,12 @@ int tern_coll_shm_runnable(const struct tern_coll_args *a)
 void tern_coll_shm_finish(const struct tern_coll_shm_op *op)
 {
     struct tern_shm_coll_reduced *mine = &op->sh->view.reduced[op->comm->rank];
+    uint64_t word = op->seq << 16 | op->sig;
     op->sh->done_seq = op->seq;
-    atomic_store_explicit(&mine->finished, op->seq << 16 | op->sig, memory_order_relaxed);
+    op->sh->digest = tern_coll_shm_digest(op->sh->digest, word);
+    /* Three words of one line, which the others read seldom. */
+    atomic_store_explicit(&mine->digest, op->sh->digest, memory_order_relaxed);
+    atomic_store_explicit(&mine->finished, word, memory_order_relaxed);
     atomic_store_explicit(&mine->done, op->seq, memory_order_release);
     tern_coll_shm_wake_others(op);
 }

@@ -49,6 +49,8 @@ struct tern_coll_shm {
     uint64_t next_seq;              /* Sequence number of the last operation built. */
     uint64_t done_seq;              /* ... of the last one this rank finished. */
     uint64_t all_done;              /* ... of the last one every member finished. */
+    uint64_t digest;                /* Of every operation this rank finished:
+                                       which call it was there (shm_check.c). */
     struct tern_shm_doorbell **bells; /* The other members' doorbells, */
     int nbells;                     /* ... rung after each flag this rank sets. */
 };
@@ -113,6 +115,13 @@ static inline uint16_t tern_coll_shm_sig(enum tern_coll_kind kind, int root)
                       (tern_coll_rooted(kind) ? (unsigned)root << TERN_COLL_SHM_SIG_KIND_BITS
                                               : 0));
 }
+/* The digest of the operations a rank finished, with one more (seq << 16
+ * | sig): FNV-1a over whole words. */
+static inline uint64_t tern_coll_shm_digest(uint64_t digest, uint64_t word)
+{
+    return (digest ^ word) * 0x100000001b3ull;
+}
+
 /* A cell's `bytes` word: the size below this bit, the sig above. */
 #define TERN_COLL_SHM_SIG_SHIFT 48
 
@@ -136,9 +145,10 @@ static inline int tern_coll_shm_check(struct tern_coll_shm_op *op)
  * member finished another number of operations than this rank (a Bcast
  * root that made one call more), or put an input in for one of the last
  * TERN_SHM_COLL_CELL_SETS operations as another call than this rank did
- * (two roots of one MPI_Bcast both put their data in, and neither waits).
- * Returns the error, as tern_coll_explain_conflict does, with how the
- * calls differ in why; else 0. */
+ * (two roots of one MPI_Bcast both put their data in, and neither waits),
+ * or finished an earlier one as another call (the digests of their
+ * operations differ). Returns the error, as tern_coll_explain_conflict
+ * does, with how the calls differ in why; else 0. */
 int tern_coll_shm_final_check(const struct tern_comm *comm, char *why, size_t len);
 
 /* Publishes in comm's slot that this rank makes no more operations there,

@@ -221,6 +221,15 @@ int tern_coll_shm_final_check(const struct tern_comm *comm, char *why, size_t le
             return rc;
         }
     }
+    for (int r = 0; r < comm->size; r++)
+        if (atomic_load_explicit(&sh->view.reduced[r].digest, memory_order_acquire) !=
+            sh->digest) {
+            snprintf(why, len, "rank %d made another collective call through shared memory "
+                     "than this rank did, earlier than the last %d calls: every rank must "
+                     "make the same collective calls on a communicator, in the same order",
+                     r, TERN_SHM_COLL_CELL_SETS);
+            return TERN_EOTHER;
+        }
     return 0;
 }
 

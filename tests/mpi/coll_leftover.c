@@ -6,6 +6,10 @@
  *           1: ranks 0 and 1 each take themselves for the root, only send
  *           and return. Then a few correct calls, whose results are
  *           checked: the disagreement must disturb nothing after it.
+ *   early   the same disagreement as roots, then 40 correct MPI_Bcast
+ *           calls of 5 ints: through shared memory the disagreement is
+ *           older than the last 32 calls, whose inputs MPI_Finalize
+ *           compares, and only the digests of the calls differ.
  *   extra   three correct MPI_Bcast calls, then rank 0 makes one more, as
  *           its root, that no other rank makes.
  *   none    a correct program whose root runs far ahead: 300 MPI_Bcast
@@ -41,12 +45,19 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "none";
     if (tt_size < 2 && strcmp(mode, "none") != 0)
         return tt_finish();
-    if (!strcmp(mode, "roots")) {
+    if (!strcmp(mode, "roots") || !strcmp(mode, "early")) {
         int v = tt_rank;
         TT_MPI(MPI_Bcast(&v, 1, MPI_INT, tt_rank == 0 ? 0 : 1, MPI_COMM_WORLD));
         for (int k = 0; k < 5; k++) {
             check_allreduce(k);
             bcast_from(0, 7 + k);
+        }
+        for (int k = 0; !strcmp(mode, "early") && k < 40; k++) {
+            int w[5] = { k, k, k, k, k };
+            if (tt_rank != 0)
+                memset(w, 0, sizeof w);
+            TT_MPI(MPI_Bcast(w, 5, MPI_INT, 0, MPI_COMM_WORLD));
+            TT_EQ("MPI_Bcast of 5 ints", k, w[4]);
         }
     } else if (!strcmp(mode, "extra")) {
         for (int k = 0; k < 3; k++)
@@ -65,7 +76,7 @@ int main(int argc, char **argv)
             check_allreduce(r);
         }
     } else {
-        TT_FAIL("unknown mode '%s' (roots, extra or none)", mode);
+        TT_FAIL("unknown mode '%s' (roots, early, extra or none)", mode);
     }
     return tt_finish();
 }

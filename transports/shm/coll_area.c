@@ -96,6 +96,7 @@ int tern_shm_coll_alloc(int nmembers)
             atomic_store_explicit(&s.reduced[m].verdict, 0, memory_order_relaxed);
             atomic_store_explicit(&s.reduced[m].finished, 0, memory_order_relaxed);
             atomic_store_explicit(&s.reduced[m].stuck, 0, memory_order_relaxed);
+            atomic_store_explicit(&s.reduced[m].digest, 0, memory_order_relaxed);
             atomic_store_explicit(&s.arrived[m], 0, memory_order_relaxed);
         }
         return (int)i;

@@ -117,6 +117,9 @@ struct tern_shm_coll_reduced {
      * seq << 16 plus which call it made there. */
     _Atomic uint64_t finished;
     _Atomic uint64_t stuck;
+    /* A digest of every operation it finished, for MPI_Finalize's check
+     * (collectives/shm_check.c). */
+    _Atomic uint64_t digest;
 };
 
 /* The members' barrier flags packed into lines: lines for local_size. */
