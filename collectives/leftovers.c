@@ -17,8 +17,9 @@
  * So is a communicator on which a collective call failed on this rank:
  * the messages of that call may stay on purpose, and the failure was
  * reported when it happened. Shared memory holds the inputs of the last
- * TERN_SHM_COLL_CELL_SETS operations only, so a disagreement there that
- * many calls before MPI_Finalize goes unseen. Of a communicator freed and
+ * TERN_SHM_COLL_CELL_SETS operations only; for older ones the members'
+ * digests of the operations they finished say that they differ, not
+ * where (shm_check.c). Of a communicator freed and
  * destroyed before MPI_Finalize only its messages are looked at, and only
  * for the last TERN_COLL_RETIRED_MAX such communicators (retired.h).
  */
