@@ -279,8 +279,7 @@ int tern_coll_answers(struct tern_comm *comm, const struct tern_coll_stamp *c,
             continue;
         if (a.never) {
             snprintf(why, len, "rank %d made %llu collective call(s) on this communicator and "
-                     "then %s; this call is number %llu there: every rank must make the same "
-                     "collective calls on a communicator, in the same order", from,
+                     "then %s; this call is number %llu there: " TERN_COLL_SAME_CALLS, from,
                      (unsigned long long)a.made,
                      a.never == NEVER_FREED ? "freed it" : "called MPI_Finalize",
                      (unsigned long long)c->seq + 1);

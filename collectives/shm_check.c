@@ -134,8 +134,7 @@ static int left(struct tern_coll_shm_op *op, int r, uint64_t word)
     if (!has_left(word) || word >> SIG_BITS > op->seq)
         return 0;
     char why[200];
-    snprintf(why, sizeof why, "rank %d %s without making this call: every rank must make the "
-             "same collective calls on a communicator, in the same order", r,
+    snprintf(why, sizeof why, "rank %d %s without making this call: " TERN_COLL_SAME_CALLS, r,
              sig == FREED_SIG ? "freed the communicator" : "called MPI_Finalize");
     give_up(op, TERN_EOTHER, why, 0);
     return 1;
@@ -225,9 +224,8 @@ int tern_coll_shm_final_check(const struct tern_comm *comm, char *why, size_t le
         if (atomic_load_explicit(&sh->view.reduced[r].digest, memory_order_acquire) !=
             sh->digest) {
             snprintf(why, len, "rank %d made another collective call through shared memory "
-                     "than this rank did, earlier than the last %d calls: every rank must "
-                     "make the same collective calls on a communicator, in the same order",
-                     r, TERN_SHM_COLL_CELL_SETS);
+                     "than this rank did, earlier than the last %d calls: "
+                     TERN_COLL_SAME_CALLS, r, TERN_SHM_COLL_CELL_SETS);
             return TERN_EOTHER;
         }
     return 0;

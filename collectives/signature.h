@@ -92,6 +92,11 @@ const char *tern_coll_tag_call(int tag);
  * an answer's) rather than a call's data. */
 int tern_coll_tag_is_notice(int tag);
 
+/* The rule that a rank which made other calls than the others broke, as
+ * the lines that report it end. */
+#define TERN_COLL_SAME_CALLS \
+    "every rank must make the same collective calls on a communicator, in the same order"
+
 /* Explains, into buf, how rank src's call differs from this rank's, and
  * returns the error the call fails with: the other rank's error if it
  * failed, TERN_EOTHER for another collective, TERN_EROOT for another root,

@@ -137,8 +137,13 @@ int tern_p2p_release(struct tern_request *r);
 void tern_p2p_recalled(struct tern_request *r);
 
 /* Whether r may still use its caller's buffer: r is not done, or, for a
- * send that tern_p2p_release() kept, its receiver may still read it. */
-int tern_p2p_uses_buffer(const struct tern_request *r);
+ * send that tern_p2p_release() kept, its receiver may still read it (or
+ * it has no copy of its own: memory ran out, and it sends from the
+ * caller's buffer to the end). Inline: every round of a collective asks. */
+static inline int tern_p2p_uses_buffer(const struct tern_request *r)
+{
+    return !r->done && (!r->released || r->bulk || !r->owned);
+}
 
 /* Gives up a request of a collective that failed (collectives/sched.h):
  * a receive that has not matched is cancelled; whatever is left in

@@ -204,13 +204,6 @@ void tern_p2p_recalled(struct tern_request *r)
         unexpose(r);
 }
 
-int tern_p2p_uses_buffer(const struct tern_request *r)
-{
-    /* A released send without a copy of its own (memory ran out) sends
-     * from the caller's buffer to the end. */
-    return !r->done && (!r->released || r->bulk || !r->owned);
-}
-
 void tern_p2p_abandon(struct tern_request *r)
 {
     tern_p2p_cancel(r);
