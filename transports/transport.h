@@ -46,7 +46,13 @@
  * the RTS, and the receiver passes it to get_bulk() (or read_start()) with
  * the address. Once
  * the receiver's FIN arrives the sender calls unexpose(). CMA needs no key
- * (expose is NULL); RDMA needs the registration's key.
+ * (expose is NULL); RDMA needs the registration's key. A sender that gives
+ * up such a send before the FIN (a collective that failed) must not hand
+ * the buffer back to its caller while a read of it may still be served on
+ * the sender's side: where expose() is set, it takes the offer back with a
+ * RECALL packet first (libmpi/p2p/packet.h) and calls unexpose() once the
+ * receiver answered; where the receiver reads the memory itself (CMA), it
+ * only calls forget().
  *
  * Errors: 0 or a negative TERN_E* code (include/tern/err.h). A peer that is
  * known to be gone makes send() return TERN_EPEER.
