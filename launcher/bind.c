@@ -106,15 +106,10 @@ int tern_bind_choose(hwloc_topology_t topo, hwloc_const_cpuset_t allowed,
     }
     hwloc_bitmap_copy(cpus, allowed);
     if (policy == TERN_BIND_AUTO) {
-        /* More ranks than cores share them in turn, as with --bind-to core
-         * --oversubscribe. Left to the kernel, the ranks migrate between
-         * the cores: 8 ranks on 2 cores took a median 12.3 us for an
-         * 8-byte MPI_Allreduce and 9.5 for MPI_Barrier, bound 8.5 and 6.8,
-         * and varied less (docs/benchmarks.md). */
         if (local_size > c->ncores) {
             snprintf(c->why, sizeof c->why, "%d ranks on %d cores", local_size,
                      c->ncores);
-            overload = 1;
+            return 0;
         }
         policy = TERN_BIND_CORE;
     }
@@ -250,10 +245,7 @@ static void report(const struct settings *s, const struct tern_bind_choice *c,
 {
     char list[512];
     hwloc_bitmap_list_snprintf(list, sizeof list, cpus);
-    if (c->bound && c->why[0])
-        fprintf(stderr, "mpirun: rank %d on host %s bound to %s %u (OS CPUs %s), "
-                "shared (%s)\n", s->rank, s->host, c->unit, c->index, list, c->why);
-    else if (c->bound)
+    if (c->bound)
         fprintf(stderr, "mpirun: rank %d on host %s bound to %s %u (OS CPUs %s)\n",
                 s->rank, s->host, c->unit, c->index, list);
     else

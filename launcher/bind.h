@@ -16,8 +16,8 @@
  * Policies: core binds local rank i to the i-th core of the inherited set
  * (more ranks than cores is an error, or wraps around with --oversubscribe);
  * socket and numa go round-robin over the packages or NUMA nodes that have
- * CPUs in the set; none binds nothing; auto (the default) is core, where
- * more ranks than cores wrap around them as with --oversubscribe.
+ * CPUs in the set; none binds nothing; auto (the default) is core when the
+ * host's ranks fit its cores and none when they do not.
  *
  * Ownership: tern_bind_choose() reads a topology and a CPU set the caller
  * owns and writes into a bitmap the caller allocated; nothing is kept.
@@ -64,8 +64,7 @@ struct tern_bind_choice {
     unsigned index;     /* Which one: a core's logical index (as lstopo's
                            L#), a package's or NUMA node's OS index. */
     int ncores;         /* Cores with CPUs in the allowed set. */
-    char why[96];       /* When not bound, why (e.g. "--bind-to none"); when
-                           bound by auto to a shared core, "4 ranks on 2 cores". */
+    char why[96];       /* When not bound: why, e.g. "4 ranks on 2 cores". */
 };
 
 /* Chooses the CPUs of local rank local_rank of local_size on a host with

@@ -100,17 +100,11 @@ static void test_auto(void)
     CU_ASSERT_EQUAL(choose(TERN_BIND_AUTO, 3, 8, 0, buf, sizeof buf), 0);
     CU_ASSERT_EQUAL(c.bound, 1);
     CU_ASSERT_STRING_EQUAL(buf, "6-7");
-    CU_ASSERT_STRING_EQUAL(c.why, "");
-    /* Oversubscribed: the ranks wrap around the cores, also without
-     * --oversubscribe, and the choice says that they share them. */
-    CU_ASSERT_EQUAL(choose(TERN_BIND_AUTO, 8, 9, 0, buf, sizeof buf), 0);
-    CU_ASSERT_EQUAL(c.bound, 1);
-    CU_ASSERT_EQUAL(c.index, 0);
-    CU_ASSERT_STRING_EQUAL(c.why, "9 ranks on 8 cores");
-    CU_ASSERT_STRING_EQUAL(buf, "0-1");
+    /* Oversubscribed: not bound, and it says why, even with overload. */
     CU_ASSERT_EQUAL(choose(TERN_BIND_AUTO, 3, 9, 1, buf, sizeof buf), 0);
-    CU_ASSERT_EQUAL(c.bound, 1);
-    CU_ASSERT_STRING_EQUAL(buf, "6-7");
+    CU_ASSERT_EQUAL(c.bound, 0);
+    CU_ASSERT_STRING_EQUAL(c.why, "9 ranks on 8 cores");
+    CU_ASSERT_STRING_EQUAL(buf, "0-15");
 }
 
 static void test_none(void)
@@ -139,11 +133,10 @@ static void test_inherited_set(void)
     CU_ASSERT_EQUAL(choose(TERN_BIND_CORE, 2, 3, 0, buf, sizeof buf), 0);
     CU_ASSERT_STRING_EQUAL(buf, "9");
     CU_ASSERT_EQUAL(c.index, 4);
-    /* Four ranks on those three cores: the fourth wraps around to 3. */
-    CU_ASSERT_EQUAL(choose(TERN_BIND_AUTO, 3, 4, 0, buf, sizeof buf), 0);
-    CU_ASSERT_EQUAL(c.bound, 1);
+    CU_ASSERT_EQUAL(choose(TERN_BIND_AUTO, 0, 4, 0, buf, sizeof buf), 0);
+    CU_ASSERT_EQUAL(c.bound, 0);
     CU_ASSERT_STRING_EQUAL(c.why, "4 ranks on 3 cores");
-    CU_ASSERT_STRING_EQUAL(buf, "3");
+    CU_ASSERT_STRING_EQUAL(buf, "3-4,9");
     /* Socket: package 0 holds 3-4, package 1 holds 9. */
     CU_ASSERT_EQUAL(choose(TERN_BIND_SOCKET, 0, 3, 0, buf, sizeof buf), 0);
     CU_ASSERT_STRING_EQUAL(buf, "3-4");
@@ -199,9 +192,8 @@ static void test_no_core_level(void)
     CU_ASSERT_EQUAL(choose(TERN_BIND_CORE, 3, 4, 0, buf, sizeof buf), 0);
     CU_ASSERT_STRING_EQUAL(buf, "3");
     CU_ASSERT_EQUAL(c.ncores, 4);
-    CU_ASSERT_EQUAL(choose(TERN_BIND_AUTO, 4, 5, 0, buf, sizeof buf), 0);
-    CU_ASSERT_EQUAL(c.bound, 1);
-    CU_ASSERT_STRING_EQUAL(buf, "0");
+    CU_ASSERT_EQUAL(choose(TERN_BIND_AUTO, 0, 5, 0, buf, sizeof buf), 0);
+    CU_ASSERT_EQUAL(c.bound, 0);
 }
 
 static void test_bad_local_rank(void)
