@@ -152,7 +152,8 @@ dump_stacks() {
                   -ex "print tern_ofi.nposted" -ex "print tern_ofi.nrecv" \
                   -ex "print tern_ofi.unposted" -ex "print tern_ofi.ready_head" \
                   -ex "print tern_ofi.reads" \
-                  -ex "print tern_p2p" 2>/dev/null |
+                  -ex "print tern_p2p" -ex "print *tern_p2p.mq.posted_head" \
+                  -ex "print *tern_p2p.mq.unexp_head" 2>/dev/null |
                   grep '^#\|^Thread\|^\$' | sed "s/'\\\\000' <repeats [0-9]* times>//g"; } \
                 >"$TMP/stack.$p" &
             gdbs="$gdbs $!"
