@@ -2,12 +2,14 @@
  * Unit tests of the start-up choice between the copy through the cells and
  * the single-copy read (transports/shm/calibrate.h): the crossover of two
  * synthetic cost lines, a real measurement between local ranks 0 and 1 over
- * two rings with a third local rank waiting for the answer, and the answer
- * given at once when nothing is measured.
+ * two rings with a third local rank waiting for the answer, the same with
+ * a partner that comes more than 10 s late, and the answer given at once
+ * when nothing is measured.
  */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "tern/err.h"
 #include "transports/shm/calibrate.h"
@@ -114,7 +116,7 @@ static int rank1(void *arg)
     struct world *w = arg;
     struct tern_shm_calib_link link = { .out = w->ring[1], .in = w->ring[0],
                                         .pid = w->leader, .world = 0 };
-    w->rc[1] = tern_shm_calibrate(&w->shared, 1, 1, &link, &w->value[1]);
+    w->rc[1] = tern_shm_calibrate(&w->shared, 1, 1, &link, w->leader, &w->value[1]);
     return 0;
 }
 
@@ -122,7 +124,7 @@ static int rank1(void *arg)
 static int rank2(void *arg)
 {
     struct world *w = arg;
-    w->rc[2] = tern_shm_calibrate(&w->shared, 2, 1, NULL, &w->value[2]);
+    w->rc[2] = tern_shm_calibrate(&w->shared, 2, 1, NULL, w->leader, &w->value[2]);
     return 0;
 }
 
@@ -135,7 +137,7 @@ static void test_measure(void)
     CU_ASSERT_FATAL(p1 > 0 && p2 > 0);
     struct tern_shm_calib_link link = { .out = w->ring[0], .in = w->ring[1],
                                         .pid = p1, .world = 1 };
-    w->rc[0] = tern_shm_calibrate(&w->shared, 0, 1, &link, &w->value[0]);
+    w->rc[0] = tern_shm_calibrate(&w->shared, 0, 1, &link, 0, &w->value[0]);
     CU_ASSERT_EQUAL(wait_child(p1, 30), 0);
     CU_ASSERT_EQUAL(wait_child(p2, 30), 0);
 
@@ -155,6 +157,38 @@ static void test_measure(void)
     free_world(w);
 }
 
+/* Child: local rank 1 that comes to the measurement late, past the 10 s
+ * after which the others look whether it still runs. */
+static int late_rank1(void *arg)
+{
+    struct timespec late = { 11, 0 };
+    nanosleep(&late, NULL);
+    return rank1(arg);
+}
+
+/* A partner that runs but comes late is waited for: on a busy host a rank
+ * reached the measurement more than 10 s after its partner, and the job
+ * used to fail in MPI_Init. */
+static void test_late_partner(void)
+{
+    struct world *w = new_world();
+    pid_t p2 = fork_child(rank2, w);
+    pid_t p1 = fork_child(late_rank1, w);
+    CU_ASSERT_FATAL(p1 > 0 && p2 > 0);
+    struct tern_shm_calib_link link = { .out = w->ring[0], .in = w->ring[1],
+                                        .pid = p1, .world = 1 };
+    double t0 = now_s();
+    w->rc[0] = tern_shm_calibrate(&w->shared, 0, 1, &link, 0, &w->value[0]);
+    CU_ASSERT(now_s() - t0 > 10.0);
+    CU_ASSERT_EQUAL(wait_child(p1, 30), 0);
+    CU_ASSERT_EQUAL(wait_child(p2, 30), 0);
+    for (int r = 0; r < 3; r++) {
+        CU_ASSERT_EQUAL(w->rc[r], 0);
+        CU_ASSERT_EQUAL(w->value[r], atomic_load(&w->shared));
+    }
+    free_world(w);
+}
+
 static void test_no_measurement(void)
 {
     struct world *w = new_world();
@@ -165,30 +199,30 @@ static void test_no_measurement(void)
 
     /* Without `measure`, local rank 2 takes "never" without waiting, and
      * leaves the word to rank 0. */
-    CU_ASSERT_EQUAL(tern_shm_calibrate(&w->shared, 2, 0, NULL, &v), 0);
+    CU_ASSERT_EQUAL(tern_shm_calibrate(&w->shared, 2, 0, NULL, 0, &v), 0);
     CU_ASSERT_EQUAL(v, TERN_SHM_READ_NEVER);
     CU_ASSERT_EQUAL(atomic_load(&w->shared), 0);
     /* So does local rank 1, even with a link. */
     v = 0;
-    CU_ASSERT_EQUAL(tern_shm_calibrate(&w->shared, 1, 0, &link, &v), 0);
+    CU_ASSERT_EQUAL(tern_shm_calibrate(&w->shared, 1, 0, &link, 0, &v), 0);
     CU_ASSERT_EQUAL(v, TERN_SHM_READ_NEVER);
     CU_ASSERT_EQUAL(atomic_load(&w->shared), 0);
     /* Local rank 0 publishes "never" at once, sending nothing. */
     v = 0;
-    CU_ASSERT_EQUAL(tern_shm_calibrate(&w->shared, 0, 0, &link, &v), 0);
+    CU_ASSERT_EQUAL(tern_shm_calibrate(&w->shared, 0, 0, &link, 0, &v), 0);
     CU_ASSERT_EQUAL(v, TERN_SHM_READ_NEVER);
     CU_ASSERT_EQUAL(atomic_load(&w->shared), TERN_SHM_READ_NEVER);
     CU_ASSERT_PTR_NULL(tern_shm_ring_peek(w->ring[0]));
     /* With `measure` but no link, it publishes "never" as well. */
     atomic_store(&w->shared, 0);
     v = 0;
-    CU_ASSERT_EQUAL(tern_shm_calibrate(&w->shared, 0, 1, NULL, &v), 0);
+    CU_ASSERT_EQUAL(tern_shm_calibrate(&w->shared, 0, 1, NULL, 0, &v), 0);
     CU_ASSERT_EQUAL(v, TERN_SHM_READ_NEVER);
     CU_ASSERT_EQUAL(atomic_load(&w->shared), TERN_SHM_READ_NEVER);
     /* A waiting rank finds an answer already published and takes it. */
     atomic_store(&w->shared, 8192);
     v = 0;
-    CU_ASSERT_EQUAL(tern_shm_calibrate(&w->shared, 2, 1, NULL, &v), 0);
+    CU_ASSERT_EQUAL(tern_shm_calibrate(&w->shared, 2, 1, NULL, 0, &v), 0);
     CU_ASSERT_EQUAL(v, 8192);
     CU_ASSERT(now_s() - t0 < 1.0);
     free_world(w);
@@ -199,6 +233,7 @@ int main(void)
     static const struct test_entry tests[] = {
         { "crossover of the cost lines", test_crossover },
         { "measurement between two processes", test_measure },
+        { "a partner that comes late", test_late_partner },
         { "no measurement", test_no_measurement },
         { NULL, NULL },
     };

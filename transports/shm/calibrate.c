@@ -19,7 +19,9 @@
  * then the cells do as well or better (docs/protocols.md has the figures);
  * Open MPI and MPICH read in one copy in both cases.
  */
+#include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <string.h>
 #include <time.h>
 
@@ -46,7 +48,10 @@
 #define SPIN_POLLS 2000
 
 /* How long local ranks 0 and 1 wait for each other's next packet, and the
- * others for the answer, before they give up on a partner that died. */
+ * others for the answer, before they look whether the rank they wait for
+ * still runs: they wait on while it does (a busy host delays a rank's
+ * start-up by many seconds: 8 ranks of a test on 2 cores beside other
+ * jobs, load 15, took more than 10 s), and give up once it has ended. */
 #define TIMEOUT_NS (10L * 1000000000L)
 #define WAIT_NS (30L * 1000000000L)
 
@@ -63,7 +68,32 @@ struct calib_pkt {
 /* Each side's buffer: static, so that measuring cannot run out of memory. */
 static char buffer[SIZE_MAX_MEASURED];
 
-static struct tern_shm_cell *wait_packet(struct tern_shm_ring *in)
+/* Whether the process `pid` still runs (a zombie counts until it is
+ * reaped; 0 when pid is not known). */
+static int runs(pid_t pid)
+{
+    return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
+/* Whether a wait that began at *start (0: not yet) has lasted `limit` ns
+ * while process `pid` ended: then 1. Else 0, and the clock starts again
+ * each time the limit passes with pid still running. */
+static int gave_up(uint64_t *start, uint64_t limit, pid_t pid)
+{
+    uint64_t t = tern_clock_ns();
+    if (!*start)
+        *start = t;
+    else if (t - *start > limit) {
+        if (!runs(pid))
+            return 1;
+        *start = t;
+    }
+    return 0;
+}
+
+/* The next packet from the partner, process `partner`; NULL once the
+ * partner has ended. */
+static struct tern_shm_cell *wait_packet(struct tern_shm_ring *in, pid_t partner)
 {
     uint64_t start = 0;
     for (long polls = 0;; polls++) {
@@ -72,10 +102,7 @@ static struct tern_shm_cell *wait_packet(struct tern_shm_ring *in)
             return c;
         if (polls < SPIN_POLLS)
             continue;
-        uint64_t t = tern_clock_ns();
-        if (!start)
-            start = t;
-        else if (t - start > TIMEOUT_NS)
+        if (gave_up(&start, TIMEOUT_NS, partner))
             return NULL;
         sched_yield();
     }
@@ -95,8 +122,8 @@ static int push(struct tern_shm_ring *out, const struct calib_pkt *h,
 /* Sends one message of n bytes the given way; its time in *ns, or -1 when
  * the two ranks ran on the same CPU. A read that failed on the follower's
  * side ends the measurement with TERN_EIO. */
-static int exchange(struct tern_shm_ring *out, struct tern_shm_ring *in, char *src,
-                    size_t n, uint32_t kind, double *ns)
+static int exchange(struct tern_shm_ring *out, struct tern_shm_ring *in, pid_t partner,
+                    char *src, size_t n, uint32_t kind, double *ns)
 {
     struct calib_pkt h = { .kind = kind, .len = (uint32_t)n,
                            .addr = (uint64_t)(uintptr_t)src, .cpu = sched_getcpu() };
@@ -104,7 +131,7 @@ static int exchange(struct tern_shm_ring *out, struct tern_shm_ring *in, char *s
     int rc = push(out, &h, kind == PKT_COPY ? src : NULL, kind == PKT_COPY ? n : 0);
     if (rc)
         return rc;
-    struct tern_shm_cell *c = wait_packet(in);
+    struct tern_shm_cell *c = wait_packet(in, partner);
     if (!c)
         return TERN_ETIMEDOUT;
     *ns = (double)(tern_clock_ns() - t0);
@@ -131,9 +158,9 @@ static void choose_sizes(size_t max_packet, size_t size[2])
 /* Local rank 0's half: measures over the rings and fills *c. Returns 0,
  * TERN_EIO when a read failed on the partner's side, TERN_EAGAIN when too
  * few samples counted, or TERN_ETIMEDOUT. */
-static int lead(struct tern_shm_ring *out, struct tern_shm_ring *in, struct tern_shm_costs *c)
+static int lead(const struct tern_shm_calib_link *link, struct tern_shm_costs *c)
 {
-    choose_sizes(tern_shm_ring_max_packet(out), c->size);
+    choose_sizes(tern_shm_ring_max_packet(link->out), c->size);
     memset(buffer, 0x5a, c->size[1]);
     int rc = 0, counted[2][2] = { { 0 } }, fewest = 0;
     for (int s = 0; s < 2; s++)
@@ -145,7 +172,8 @@ static int lead(struct tern_shm_ring *out, struct tern_shm_ring *in, struct tern
             for (int k = 0; k < 2 && !rc; k++) {
                 int read = (k + round) % 2;
                 double ns = 0;
-                rc = exchange(out, in, buffer, c->size[s], read ? PKT_READ : PKT_COPY, &ns);
+                rc = exchange(link->out, link->in, link->pid, buffer, c->size[s],
+                              read ? PKT_READ : PKT_COPY, &ns);
                 double *best = read ? &c->read[s] : &c->copy[s];
                 if (rc || ns < 0)
                     continue;
@@ -160,7 +188,7 @@ static int lead(struct tern_shm_ring *out, struct tern_shm_ring *in, struct tern
                 fewest = counted[s][k] < fewest ? counted[s][k] : fewest;
     }
     struct calib_pkt done = { .kind = PKT_DONE };
-    int rc2 = push(out, &done, NULL, 0);
+    int rc2 = push(link->out, &done, NULL, 0);
     if (!rc && fewest < MIN_SAMPLES)
         rc = TERN_EAGAIN;
     return rc ? rc : rc2;
@@ -189,7 +217,7 @@ static int follow(struct tern_shm_ring *out, struct tern_shm_ring *in, pid_t lea
     int rc = 0, moved = 0;
     cpu_set_t saved;
     for (;;) {
-        struct tern_shm_cell *c = wait_packet(in);
+        struct tern_shm_cell *c = wait_packet(in, leader);
         if (!c) {
             rc = TERN_ETIMEDOUT;
             break;
@@ -259,7 +287,7 @@ static int publish(_Atomic uint64_t *shared, int measure,
     int rc = 0;
     if (measure && link) {
         struct tern_shm_costs c;
-        rc = lead(link->out, link->in, &c);
+        rc = lead(link, &c);
         if (rc == 0) {
             size_t max = tern_shm_contig_eager_max(&c);
             v = max ? max : TERN_SHM_READ_NEVER;
@@ -279,9 +307,8 @@ static int publish(_Atomic uint64_t *shared, int measure,
                      "reads; messages on this host go through the cells");
             rc = 0;
         } else {
-            tern_log("shm: local rank 1 (rank %d) stopped answering the start-up "
-                     "measurement of single-copy reads for %ld s; is it alive?",
-                     link->world, TIMEOUT_NS / 1000000000L);
+            tern_log("shm: local rank 1 (rank %d) ended during the start-up measurement "
+                     "of single-copy reads", link->world);
         }
     }
     atomic_store_explicit(shared, v, memory_order_release);
@@ -290,7 +317,8 @@ static int publish(_Atomic uint64_t *shared, int measure,
 }
 
 int tern_shm_calibrate(_Atomic uint64_t *shared, int local_rank, int measure,
-                       const struct tern_shm_calib_link *link, uint64_t *eager_max)
+                       const struct tern_shm_calib_link *link, pid_t leader,
+                       uint64_t *eager_max)
 {
     if (local_rank == 0)
         return publish(shared, measure, link, eager_max);
@@ -298,20 +326,19 @@ int tern_shm_calibrate(_Atomic uint64_t *shared, int local_rank, int measure,
     if (!measure)
         return 0;
     if (local_rank == 1 && link && follow(link->out, link->in, link->pid) != 0) {
-        tern_log("shm: local rank 0 (rank %d) stopped the start-up measurement of "
-                 "single-copy reads for %ld s; is it alive?", link->world,
-                 TIMEOUT_NS / 1000000000L);
+        tern_log("shm: local rank 0 (rank %d) ended during the start-up measurement of "
+                 "single-copy reads", link->world);
         return TERN_ETIMEDOUT;
     }
     /* Others sleep in short naps: on a host with more ranks than cores they
      * must leave the cores to the two that measure. */
-    uint64_t start = tern_clock_ns();
+    uint64_t start = 0;
     uint64_t v;
     while ((v = atomic_load_explicit(shared, memory_order_acquire)) == 0) {
-        if (tern_clock_ns() - start > WAIT_NS) {
+        if (gave_up(&start, WAIT_NS, leader)) {
             tern_log("shm: no answer from local rank 0 after %ld s of waiting for its "
-                     "start-up measurement of single-copy reads; is it alive?",
-                     WAIT_NS / 1000000000L);
+                     "start-up measurement of single-copy reads, and it %s", WAIT_NS / 1000000000L,
+                     leader > 0 ? "has ended" : "may have ended (its pid is not known here)");
             return TERN_ETIMEDOUT;
         }
         struct timespec nap = { 0, 20000 };

@@ -72,11 +72,14 @@ struct tern_shm_calib_link {
  *                 given, then waits like the others.
  *   the others    wait for rank 0's answer when `measure`; else take
  *                 TERN_SHM_READ_NEVER.
+ * `leader` is local rank 0's pid (0 if not known).
  * Returns 0, or TERN_ETIMEDOUT (with a line on stderr) when the partner or
- * local rank 0 stopped answering; a read that fails during the measurement
- * only keeps the copy through the cells.
+ * local rank 0 ended before it answered (a rank waits for one that still
+ * runs however long it takes; one whose pid is not known, 30 s); a read
+ * that fails during the measurement only keeps the copy through the cells.
  */
 int tern_shm_calibrate(_Atomic uint64_t *shared, int local_rank, int measure,
-                       const struct tern_shm_calib_link *link, uint64_t *eager_max);
+                       const struct tern_shm_calib_link *link, pid_t leader,
+                       uint64_t *eager_max);
 
 #endif

@@ -436,7 +436,8 @@ static int settle_contig_eager_max(void)
     struct tern_shm_seg_hdr *h = st.base;
     uint64_t max;
     int rc = tern_shm_calibrate(&h->contig_eager_max, st.local_rank, st.host_measures,
-                                st.local_rank <= 1 && p->single_copy ? &link : NULL, &max);
+                                st.local_rank <= 1 && p->single_copy ? &link : NULL,
+                                (pid_t)st.peers[0].cma.pid, &max);
     if (rc || !st.cma_auto)
         return rc;
     if (!st.cma_measure) {
