@@ -4,8 +4,13 @@
  *
  *   roots   rank 0 calls MPI_Bcast with root 0, every other rank with root
  *           1: ranks 0 and 1 each take themselves for the root, only send
- *           and return. Then a few correct calls, whose results are
- *           checked: the disagreement must disturb nothing after it.
+ *           and return. The other ranks start their MPI_Bcast only once
+ *           both have returned (a message from each says so), so that no
+ *           rank waits in the call: a rank that waited might see the
+ *           other root there and fail the call instead, which is right
+ *           too, but not what this mode tests. Then a few correct calls,
+ *           whose results are checked: the disagreement must disturb
+ *           nothing after it.
  *   early   the same disagreement as roots, then 40 correct MPI_Bcast
  *           calls of 5 ints: through shared memory the disagreement is
  *           older than the last 32 calls, whose inputs MPI_Finalize
@@ -39,6 +44,22 @@ static void bcast_from(int root, int value)
     TT_EQ("MPI_Bcast value", value, v);
 }
 
+/* The MPI_Bcast of modes roots and early: ranks 0 and 1 each as its root,
+ * the others after both have returned from it. A correct call comes first:
+ * the first collective call on a communicator waits for every rank (the
+ * ranks of a host agree there on a shared-memory slot for its calls). */
+static void roots_returned_first(int *v)
+{
+    TT_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    if (tt_rank > 1) {
+        for (int root = 0; root < 2; root++)
+            TT_MPI(MPI_Recv(NULL, 0, MPI_INT, root, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    }
+    TT_MPI(MPI_Bcast(v, 1, MPI_INT, tt_rank == 0 ? 0 : 1, MPI_COMM_WORLD));
+    for (int q = 2; tt_rank < 2 && q < tt_size; q++)
+        TT_MPI(MPI_Send(NULL, 0, MPI_INT, q, 0, MPI_COMM_WORLD));
+}
+
 int main(int argc, char **argv)
 {
     tt_init(&argc, &argv, "coll_leftover");
@@ -47,7 +68,7 @@ int main(int argc, char **argv)
         return tt_finish();
     if (!strcmp(mode, "roots") || !strcmp(mode, "early")) {
         int v = tt_rank;
-        TT_MPI(MPI_Bcast(&v, 1, MPI_INT, tt_rank == 0 ? 0 : 1, MPI_COMM_WORLD));
+        roots_returned_first(&v);
         for (int k = 0; k < 5; k++) {
             check_allreduce(k);
             bcast_from(0, 7 + k);
