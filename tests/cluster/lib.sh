@@ -137,8 +137,11 @@ host_pids() {
 # on every host, gathered in parallel (nothing without gdb), with the state a
 # lost packet would show in: each ofi peer's sequence numbers and held
 # packets, the receive buffers posted to the provider (of how many), the
-# buffers and reads waiting in the transport, and the p2p core's queues
-# (ranks without ofi print an error for the ofi lines, which is skipped).
+# buffers and reads waiting in the transport (ranks without ofi print an
+# error for the ofi lines, which is skipped), and what dump_rank.py prints:
+# the p2p core's queues and per-peer backlog, the shared-memory rings'
+# positions, the TCP connections' buffers, and the collective schedule the
+# rank waits in.
 dump_stacks() {
     local k p gdbs=
     command -v gdb >/dev/null || { echo "(no gdb: no stacks)"; return; }
@@ -151,10 +154,9 @@ dump_stacks() {
                   -ex "print tern_ofi.n_early" -ex "print *tern_ofi.peers@tern_ofi.size" \
                   -ex "print tern_ofi.nposted" -ex "print tern_ofi.nrecv" \
                   -ex "print tern_ofi.unposted" -ex "print tern_ofi.ready_head" \
-                  -ex "print tern_ofi.reads" \
-                  -ex "print tern_p2p" -ex "print *tern_p2p.mq.posted_head" \
-                  -ex "print *tern_p2p.mq.unexp_head" 2>/dev/null |
-                  grep '^#\|^Thread\|^\$' | sed "s/'\\\\000' <repeats [0-9]* times>//g"; } \
+                  -ex "print tern_ofi.reads" -x "$CLUSTER_SRC/dump_rank.py" 2>/dev/null |
+                  grep '^#\|^Thread\|^\$\|^[a-z2]*: ' |
+                  sed "s/'\\\\000' <repeats [0-9]* times>//g"; } \
                 >"$TMP/stack.$p" &
             gdbs="$gdbs $!"
         done
