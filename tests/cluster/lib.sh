@@ -141,7 +141,7 @@ host_pids() {
 # error for the ofi lines, which is skipped), and what dump_rank.py prints:
 # the p2p core's queues and per-peer backlog, the shared-memory rings'
 # positions, the TCP connections' buffers, and the collective schedule the
-# rank waits in.
+# rank waits in; then each host's TCP sockets with their queues (ss).
 dump_stacks() {
     local k p gdbs=
     command -v gdb >/dev/null || { echo "(no gdb: no stacks)"; return; }
@@ -164,6 +164,12 @@ dump_stacks() {
     [ -z "$gdbs" ] || wait $gdbs
     cat "$TMP"/stack.* 2>/dev/null
     rm -f "$TMP"/stack.*
+    # Bytes that sit in a socket unread (Recv-Q) or unsent (Send-Q): a
+    # connection that one side stopped reading shows here.
+    for k in $(seq 1 "$TERN_CLUSTER_NHOSTS"); do
+        echo "== h$k sockets"
+        timeout 10 "$CLUSTER" exec "h$k" ss -tnp 2>/dev/null
+    done
 }
 
 leftovers() {
