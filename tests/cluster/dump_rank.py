@@ -22,6 +22,15 @@ def section(name, fn):
         print("%s: skipped (%s)" % (name, e))
 
 
+def listed(head, limit=MAX_LIST):
+    """The first `limit` nodes of a list linked through `next`."""
+    node, n = head, 0
+    while int(node) and n < limit:
+        yield node
+        node = node["next"]
+        n += 1
+
+
 def p2p():
     p = value("tern_p2p")
     print("p2p: pending %d active_sends %d unexp_arrivals %d notice_arrivals %d" %
@@ -32,22 +41,14 @@ def p2p():
         if int(peer["sendq_head"]) or int(peer["ctl_head"]):
             print("p2p: peer %d has queued sends %s, queued control packets %s" %
                   (i, peer["sendq_head"], peer["ctl_head"]))
-    r = p["mq"]["posted_head"]
-    n = 0
-    while int(r) and n < MAX_LIST:
+    for r in listed(p["mq"]["posted_head"]):
         print("posted: ctx %d rank %d tag %#x len %d kind %d" %
               (int(r["ctx"]), int(r["rank"]), int(r["tag"]) & 0xffffffff, int(r["len"]),
                int(r["kind"])))
-        r = r["next"]
-        n += 1
-    u = p["mq"]["unexp_head"]
-    n = 0
-    while int(u) and n < MAX_LIST:
+    for u in listed(p["mq"]["unexp_head"]):
         print("unexpected: ctx %d src %d tag %#x len %d type %d" %
               (int(u["ctx"]), int(u["src"]), int(u["tag"]) & 0xffffffff, int(u["len"]),
                int(u["type"])))
-        u = u["next"]
-        n += 1
 
 
 def static(name, file, plausible):
@@ -109,15 +110,11 @@ def tcp():
     if not int(st["enabled"]):
         print("tcp: not used")
         return
-    c = st["conns"]
-    n = 0
-    while int(c) and n < 16:
+    for c in listed(st["conns"], 16):
         print("tcp: conn fd %d peer %d state %d: ipos %d ilen %d placing %d, "
               "wpending %d wdone %d" %
               (int(c["fd"]), int(c["peer"]), int(c["state"]), int(c["ipos"]),
                int(c["ilen"]), int(c["placing"]), int(c["wpending"]), int(c["wdone"])))
-        c = c["next"]
-        n += 1
 
 
 def schedule():
