@@ -31,6 +31,10 @@ struct tern_peer {
                                never (no single-copy path to this peer). */
     struct tern_request *sendq_head, *sendq_tail;
     struct tern_ctl *ctl_head, *ctl_tail;
+    /* Packets its transport took for it, and handed up from it. Compared
+     * across the two ranks of a pair, they tell a packet lost on the way
+     * from one never sent (tests/cluster/dump_rank.py). */
+    unsigned long sent, received;
 };
 
 struct tern_p2p_state {
@@ -42,6 +46,10 @@ struct tern_p2p_state {
     unsigned long unexp_arrivals; /* Messages that arrived unexpected. */
     int notice_mask, notice_bits; /* tern_p2p_watch_notices() */
     unsigned long notice_arrivals; /* Notices among them. */
+    /* Calls of tern_progress(), those that found work, and sleeps in a
+     * transport: two looks at a hung rank tell a rank that spins from one
+     * that sleeps (tests/cluster/dump_rank.py). */
+    unsigned long progress_calls, progress_busy, sleeps;
 };
 
 extern struct tern_p2p_state tern_p2p;

@@ -320,6 +320,9 @@ int tern_progress(void)
         n += tern_p2p_flush();
     if (progress_hook)
         n += progress_hook();
+    tern_p2p.progress_calls++;
+    if (n > 0)
+        tern_p2p.progress_busy++;
     return n;
 }
 
@@ -339,6 +342,7 @@ static void back_off(long idle, uint64_t since)
         sched_yield();
         return;
     }
+    tern_p2p.sleeps++;
     blocker->block(block_ms);
 }
 

@@ -231,6 +231,8 @@ void tern_p2p_recv_packet(int src, const void *pkt, size_t len)
         TERN_LOG(0, "dropping a malformed packet of %zu bytes from rank %d", len, src);
         return;
     }
+    if (src >= 0 && src < tern_p2p.npeers)
+        tern_p2p.peers[src].received++;
     const void *payload = h + 1;
     struct tern_request *sreq = (struct tern_request *)(uintptr_t)h->sreq;
     switch (h->type) {

@@ -219,6 +219,16 @@ void tern_p2p_abandon(struct tern_request *r)
     }
 }
 
+/* Hands one packet to the peer's transport, and counts it if taken. */
+static int transmit(struct tern_peer *p, int peer, const struct tern_pkt *pkt,
+                    const void *payload, size_t payload_len)
+{
+    int rc = p->tp->send(peer, pkt, sizeof(*pkt), payload, payload_len);
+    if (rc == 0)
+        p->sent++;
+    return rc;
+}
+
 /* Injects the next packet(s) of r. Returns 1 when r no longer needs the
  * send queue, 0 when the transport is full, or a negative code. */
 static int inject(struct tern_peer *p, struct tern_request *r)
@@ -232,7 +242,7 @@ static int inject(struct tern_peer *p, struct tern_request *r)
         pkt.flags = r->sync ? TERN_PKT_SYNC : 0;
         if ((rc = out_bytes(r, 0, r->len, &bytes)))
             return rc;
-        rc = p->tp->send(r->peer, &pkt, sizeof(pkt), bytes, r->len);
+        rc = transmit(p, r->peer, &pkt, bytes, r->len);
         if (rc)
             return rc == TERN_EAGAIN ? 0 : rc;
         if (r->sync)
@@ -248,7 +258,7 @@ static int inject(struct tern_peer *p, struct tern_request *r)
         int offer = p->tp->expose ? r->bulk != NULL
                                   : !r->dtype && r->len >= p->single_copy_min;
         pkt.aux = offer ? (uint64_t)(uintptr_t)r->buf : 0;
-        rc = p->tp->send(r->peer, &pkt, sizeof(pkt), &r->bulk_key, sizeof(r->bulk_key));
+        rc = transmit(p, r->peer, &pkt, &r->bulk_key, sizeof(r->bulk_key));
         if (rc)
             return rc == TERN_EAGAIN ? 0 : rc;
         r->state = SEND_WAIT;
@@ -262,7 +272,7 @@ static int inject(struct tern_peer *p, struct tern_request *r)
                 n = p->chunk_max;
             if ((rc = out_bytes(r, r->offset, n, &bytes)))
                 return rc;
-            rc = p->tp->send(r->peer, &pkt, sizeof(pkt), bytes, n);
+            rc = transmit(p, r->peer, &pkt, bytes, n);
             if (rc)
                 return rc == TERN_EAGAIN ? 0 : rc;
             r->offset += n;
@@ -280,7 +290,7 @@ static int flush_peer(struct tern_peer *p, int peer)
     int n = 0;
     while (p->ctl_head) {
         struct tern_ctl *c = p->ctl_head;
-        if (p->tp->send(peer, &c->pkt, sizeof(c->pkt), NULL, 0))
+        if (transmit(p, peer, &c->pkt, NULL, 0))
             break;
         p->ctl_head = c->next;
         if (!p->ctl_head)
@@ -322,7 +332,7 @@ int tern_p2p_flush(void)
 void tern_p2p_send_ctl(int peer, const struct tern_pkt *pkt)
 {
     struct tern_peer *p = &tern_p2p.peers[peer];
-    if (!p->ctl_head && p->tp->send(peer, pkt, sizeof(*pkt), NULL, 0) == 0)
+    if (!p->ctl_head && transmit(p, peer, pkt, NULL, 0) == 0)
         return;
     struct tern_ctl *c = malloc(sizeof(*c));
     if (!c)

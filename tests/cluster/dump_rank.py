@@ -1,11 +1,13 @@
 # gdb script (gdb -p PID -batch -x dump_rank.py): the state of a Tern rank
 # that a hung job leaves, for tests/cluster/lib.sh's dump_stacks. It prints,
 # one line each, what tells a lost message from a call the ranks disagree
-# on: the p2p core's counters, each peer's queued packets, the posted and
-# unexpected queues with their envelopes, each shared-memory ring's
-# positions, each TCP connection's buffers, and the collective schedule
-# that a blocking call waits in. A part that this rank lacks (no shm peer,
-# no schedule) prints why it is skipped and the rest goes on.
+# on: how often the rank polled and slept, the packets it sent each peer
+# and received from it, the p2p core's counters, each peer's queued
+# packets, the posted and unexpected queues with their envelopes, each
+# shared-memory ring's positions, each TCP connection's buffers, and the
+# collective schedule that a blocking call waits in. A part that this rank
+# lacks (no shm peer, no schedule) prints why it is skipped and the rest
+# goes on.
 import gdb
 
 MAX_LIST = 8
@@ -29,6 +31,17 @@ def listed(head, limit=MAX_LIST):
         yield node
         node = node["next"]
         n += 1
+
+
+def counters():
+    """What the second look compares with the first: whether the rank
+    polls without sleeping, and the packets it exchanged with each peer."""
+    p = value("tern_p2p")
+    print("counters: progress calls %d (busy %d), sleeps %d" %
+          (int(p["progress_calls"]), int(p["progress_busy"]), int(p["sleeps"])))
+    print("counters: packets sent/received per peer: %s" %
+          " ".join("%d:%d/%d" % (i, int(p["peers"][i]["sent"]), int(p["peers"][i]["received"]))
+                   for i in range(int(p["npeers"]))))
 
 
 def p2p():
@@ -137,5 +150,11 @@ def schedule():
                int(r["done"]), int(r["state"])))
 
 
-for name, fn in (("p2p", p2p), ("shm", shm), ("tcp", tcp), ("schedule", schedule)):
-    section(name, fn)
+# gdb -ex 'set $counters_only = 1' -x dump_rank.py: the counters alone, for
+# a second look a moment after the first.
+if gdb.convenience_variable("counters_only") is not None:
+    section("counters", counters)
+else:
+    for name, fn in (("counters", counters), ("p2p", p2p), ("shm", shm), ("tcp", tcp),
+                     ("schedule", schedule)):
+        section(name, fn)

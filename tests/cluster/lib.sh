@@ -39,6 +39,9 @@ case $MPIRUN in /*) ;; *) MPIRUN=$PWD/$MPIRUN ;; esac
 # -j2 check: 13 ranks on 2 cores; tests/mpi/coll_suite_nb, measured), so
 # 30 s cut slow jobs that were not hung.
 CMD_TIMEOUT=${CMD_TIMEOUT:-180}
+# run_ok dumps a job's ranks this many seconds before its timeout: the two
+# looks of dump_stacks take 20 s or more on a loaded 2-core host.
+DUMP_BEFORE=40
 HIDDEN=
 
 skip() {
@@ -91,9 +94,9 @@ run_mpirun() {
 
 # run_ok LABEL PROG [ARGS...]: the test program PROG of tests/mpi at 6 ranks
 # on the 3 hosts (more mpirun options in $RUN_OPTS); it must exit 0 and
-# print "OK PROG". Its stderr stays in $TMP/err. A run still going 10 s
-# before its timeout gets its ranks' stacks dumped (gdb), so that the
-# failure says where the job hung.
+# print "OK PROG". Its stderr stays in $TMP/err. A run still going
+# DUMP_BEFORE seconds before its timeout gets its ranks' stacks and state
+# dumped (gdb), so that the failure says where the job hung.
 run_ok() {
     label=$1 name=$2
     shift 2
@@ -104,7 +107,7 @@ run_ok() {
     while kill -0 "$job" 2>/dev/null; do
         sleep 0.2
         ticks=$((ticks + 1))
-        [ "$ticks" = $(( (CMD_TIMEOUT - 10) * 5 )) ] && dump_stacks "$name" >"$TMP/stacks"
+        [ "$ticks" = $(( (CMD_TIMEOUT - DUMP_BEFORE) * 5 )) ] && dump_stacks "$name" >"$TMP/stacks"
     done
     wait "$job"
     rc=$?
@@ -133,6 +136,14 @@ host_pids() {
     ip netns pids "tern$TERN_CLUSTER_ID-h$1" 2>/dev/null | grep -vx "${listener:-none}"
 }
 
+# gathered PIDS: waits for the gdb jobs PIDS, then prints and removes what
+# they wrote ($TMP/stack.*).
+gathered() {
+    [ $# = 0 ] || wait "$@"
+    cat "$TMP"/stack.* 2>/dev/null
+    rm -f "$TMP"/stack.*
+}
+
 # dump_stacks NAME: every thread's stack of each rank running program NAME,
 # on every host, gathered in parallel (nothing without gdb), with the state a
 # lost packet would show in: each ofi peer's sequence numbers and held
@@ -141,29 +152,43 @@ host_pids() {
 # error for the ofi lines, which is skipped), and what dump_rank.py prints:
 # the p2p core's queues and per-peer backlog, the shared-memory rings'
 # positions, the TCP connections' buffers, and the collective schedule the
-# rank waits in; then each host's TCP sockets with their queues (ss).
+# rank waits in; then, a second later, each rank's counters again (a rank
+# whose progress calls grew without sleeps spins); then each host's TCP
+# sockets with their queues (ss).
 dump_stacks() {
-    local k p gdbs=
+    local k p kp gdbs= ranks=
     command -v gdb >/dev/null || { echo "(no gdb: no stacks)"; return; }
     for k in $(seq 1 "$TERN_CLUSTER_NHOSTS"); do
         for p in $(host_pids "$k"); do
             tr '\0' '\n' </proc/"$p"/environ 2>/dev/null | grep -q '^TERN_RANK=' || continue
             tr '\0' ' ' </proc/"$p"/cmdline 2>/dev/null | grep -q "/$1 " || continue
-            { echo "== h$k pid $p $(tr '\0' '\n' </proc/"$p"/environ | grep '^TERN_RANK=')"
-              timeout 10 gdb -p "$p" -batch -ex "thread apply all bt 30" \
-                  -ex "print tern_ofi.n_early" -ex "print *tern_ofi.peers@tern_ofi.size" \
-                  -ex "print tern_ofi.nposted" -ex "print tern_ofi.nrecv" \
-                  -ex "print tern_ofi.unposted" -ex "print tern_ofi.ready_head" \
-                  -ex "print tern_ofi.reads" -x "$CLUSTER_SRC/dump_rank.py" 2>/dev/null |
-                  grep '^#\|^Thread\|^\$\|^[a-z2]*: ' |
-                  sed "s/'\\\\000' <repeats [0-9]* times>//g"; } \
-                >"$TMP/stack.$p" &
-            gdbs="$gdbs $!"
+            ranks="$ranks $k:$p"
         done
     done
-    [ -z "$gdbs" ] || wait $gdbs
-    cat "$TMP"/stack.* 2>/dev/null
-    rm -f "$TMP"/stack.*
+    for kp in $ranks; do
+        k=${kp%%:*} p=${kp#*:}
+        { echo "== h$k pid $p $(tr '\0' '\n' </proc/"$p"/environ | grep '^TERN_RANK=')"
+          timeout 20 gdb -p "$p" -batch -ex "thread apply all bt 30" \
+              -ex "print tern_ofi.n_early" -ex "print *tern_ofi.peers@tern_ofi.size" \
+              -ex "print tern_ofi.nposted" -ex "print tern_ofi.nrecv" \
+              -ex "print tern_ofi.unposted" -ex "print tern_ofi.ready_head" \
+              -ex "print tern_ofi.reads" -x "$CLUSTER_SRC/dump_rank.py" 2>/dev/null |
+              grep '^#\|^Thread\|^\$\|^[a-z2]*: ' |
+              sed "s/'\\\\000' <repeats [0-9]* times>//g"; } \
+            >"$TMP/stack.$p" &
+        gdbs="$gdbs $!"
+    done
+    gathered $gdbs
+    sleep 1
+    gdbs=
+    for kp in $ranks; do
+        { echo "== second look: h${kp%%:*} pid ${kp#*:}"
+          timeout 20 gdb -p "${kp#*:}" -batch -ex 'set $counters_only = 1' \
+              -x "$CLUSTER_SRC/dump_rank.py" 2>/dev/null | grep '^counters: '; } \
+            >"$TMP/stack.${kp#*:}" &
+        gdbs="$gdbs $!"
+    done
+    gathered $gdbs
     # Bytes that sit in a socket unread (Recv-Q) or unsent (Send-Q): a
     # connection that one side stopped reading shows here.
     for k in $(seq 1 "$TERN_CLUSTER_NHOSTS"); do
