@@ -457,11 +457,13 @@ int PMPI_Cancel(MPI_Request *request)
                         "makes MPI_Cancel of one erroneous)");
         return tern_api_error(r->comm, "MPI_Cancel", TERN_EREQUEST);
     }
-    /* Sends are not cancelled: they complete normally, as the standard
-     * allows, and MPI_Test_cancelled then reports false. Nor is an
-     * MPI_Isendrecv's receive: the pair must be cancelled whole or not at
-     * all, and its send goes out anyway. */
-    if (!r->partner)
+    /* Not an MPI_Isendrecv's receive: the pair must be cancelled whole or
+     * not at all, and its send goes out anyway. */
+    if (r->partner)
+        return MPI_SUCCESS;
+    if (r->kind == TERN_REQ_SEND)
+        tern_p2p_cancel_send(r);
+    else
         tern_p2p_cancel(r);
     return MPI_SUCCESS;
 }

@@ -100,9 +100,9 @@ void tern_request_status(const struct tern_request *r, MPI_Status *st)
         tern_status_set(st, MPI_PROC_NULL, MPI_ANY_TAG, 0, 0);
         break;
     default:
-        /* The standard leaves a send's status undefined; give it harmless
-         * values. */
-        tern_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
+        /* The standard leaves a send's status undefined but for
+         * MPI_Test_cancelled; give it harmless values. */
+        tern_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, r->cancelled);
         break;
     }
 }

@@ -31,7 +31,7 @@ struct tern_request {
     uint32_t magic;
     uint8_t kind;
     volatile uint8_t done;  /* Set once, when the operation completed. */
-    uint8_t cancelled;      /* A cancelled receive. */
+    uint8_t cancelled;      /* A cancelled receive, or a withdrawn send. */
     uint8_t user_freed;     /* MPI_Request_free before completion. */
     uint8_t sync;           /* Synchronous send: completes on match. */
     uint8_t state;          /* Protocol state, owned by p2p. */
@@ -39,6 +39,7 @@ struct tern_request {
     uint8_t abandoned;      /* Given up by its collective (tern_p2p_abandon). */
     uint8_t released;       /* A send that its collective gave up and keeps
                                until its exposure ends (tern_p2p_release). */
+    uint8_t cancel;         /* Send: how far MPI_Cancel got (p2p/send.c). */
     int error;              /* TERN_E* for status.MPI_ERROR, 0 if none. */
     struct tern_comm *comm;
 

@@ -123,6 +123,13 @@ int tern_p2p_send_unmatched(const struct tern_request *r);
 /* Cancels a receive that has not matched yet; no effect otherwise. */
 void tern_p2p_cancel(struct tern_request *r);
 
+/* MPI_Cancel of a send: one that waits for its receiver (synchronous, or
+ * larger than the eager limit) asks it to drop the message if no receive
+ * matched it yet (packet.h, CANCEL); r completes once the receiver has
+ * answered, cancelled (r->cancelled) or not. A standard eager send has
+ * completed as it went out and is not cancelled. */
+void tern_p2p_cancel_send(struct tern_request *r);
+
 /* For a send of a collective that failed (collectives/sched.h), before
  * the call gives it up: if the send exposed the caller's buffer, from
  * which the transport serves the receiver's single-copy read on this

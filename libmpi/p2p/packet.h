@@ -19,6 +19,12 @@
  *          asks for the bytes pipelined if it ever matches it; one that has
  *          answers nothing, as the FIN or CTS it owes follows anyway.
  *   RECALLED the receiver will not read the buffer of `sreq`.
+ *   CANCEL the sender of `sreq` (a synchronous EAGER or an RTS that no ACK,
+ *          CTS or FIN answered yet) asks to withdraw it (MPI_Cancel): a
+ *          receiver that has not matched it yet drops it. It follows the
+ *          message on the same link, so the message is there by then.
+ *   CANCEL_ANSWER `aux` is 1 if the message of `sreq` was withdrawn, 0 if a
+ *          receive had matched it (its ACK, CTS or FIN came before).
  *
  * Request ids are the requests' addresses; they never leave the job.
  */
@@ -35,7 +41,9 @@ enum tern_pkt_type {
     TERN_PKT_FIN,
     TERN_PKT_ACK,
     TERN_PKT_RECALL,
-    TERN_PKT_RECALLED
+    TERN_PKT_RECALLED,
+    TERN_PKT_CANCEL,
+    TERN_PKT_CANCEL_ANSWER
 };
 
 #define TERN_PKT_SYNC 0x1

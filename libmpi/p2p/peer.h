@@ -59,6 +59,8 @@ void tern_p2p_send_ctl(int peer, const struct tern_pkt *pkt);
 void tern_p2p_start_stream(struct tern_request *r);
 int tern_p2p_flush(void);
 void tern_p2p_send_done(struct tern_request *r);
+/* The receiver answered r's CANCEL: it dropped the message or not. */
+void tern_p2p_cancel_answered(struct tern_request *r, int withdrawn);
 /* Frees the buffer that non-contiguous sends are packed into. */
 void tern_p2p_send_release(void);
 

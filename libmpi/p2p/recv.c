@@ -223,6 +223,16 @@ static void on_recall(int peer, uint64_t sreq)
         }
 }
 
+/* The sender of `sreq` cancels it (packet.h): the message goes if no
+ * receive matched it yet. */
+static void on_cancel(int peer, uint64_t sreq)
+{
+    struct tern_unexp *u = tern_match_unexp_waited(&tern_p2p.mq, peer, sreq);
+    if (u)
+        tern_unexp_free(u);
+    send_reply(peer, TERN_PKT_CANCEL_ANSWER, sreq, u != NULL);
+}
+
 void tern_p2p_recv_packet(int src, const void *pkt, size_t len)
 {
     const struct tern_pkt *h = pkt;
@@ -256,6 +266,12 @@ void tern_p2p_recv_packet(int src, const void *pkt, size_t len)
         break;
     case TERN_PKT_RECALLED:
         tern_p2p_recalled(sreq);
+        break;
+    case TERN_PKT_CANCEL:
+        on_cancel(src, h->sreq);
+        break;
+    case TERN_PKT_CANCEL_ANSWER:
+        tern_p2p_cancel_answered(sreq, h->aux != 0);
         break;
     default:
         TERN_LOG(0, "dropping a packet of unknown type %d from rank %d", h->type, src);

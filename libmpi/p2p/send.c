@@ -30,6 +30,16 @@ enum send_state {
     SEND_STREAM       /* Injecting DATA chunks after a CTS. */
 };
 
+/* How far MPI_Cancel of a send got (r->cancel; packet.h, CANCEL). */
+enum cancel_state {
+    CANCEL_WANTED = 1, /* Asked before the message went out: CANCEL
+                          follows it. */
+    CANCEL_ASKED,      /* CANCEL sent: its answer names r, which lives
+                          until it comes. */
+    CANCEL_ASKED_DONE, /* ...and the send completed meanwhile. */
+    CANCEL_ANSWERED
+};
+
 static void sendq_push(struct tern_peer *p, struct tern_request *r)
 {
     if (!p->sendq_head && !p->ctl_head)
@@ -103,6 +113,10 @@ static void unexpose(struct tern_request *r)
 
 void tern_p2p_send_done(struct tern_request *r)
 {
+    if (r->cancel == CANCEL_ASKED) {
+        r->cancel = CANCEL_ASKED_DONE;
+        return;
+    }
     /* The request's memory may serve another send next. */
     if (bounce.owner == r)
         bounce.owner = NULL;
@@ -219,6 +233,35 @@ void tern_p2p_abandon(struct tern_request *r)
     }
 }
 
+/* Sends CANCEL for r, whose message went out. */
+static void ask_cancel(struct tern_request *r)
+{
+    struct tern_pkt pkt;
+    fill_envelope(&pkt, r, TERN_PKT_CANCEL);
+    r->cancel = CANCEL_ASKED;
+    tern_p2p_send_ctl(r->peer, &pkt);
+}
+
+void tern_p2p_cancel_send(struct tern_request *r)
+{
+    if (r->kind != TERN_REQ_SEND || r->done || r->cancel || r->abandoned || r->released)
+        return;
+    /* A standard eager send completes as it goes out: that one completes. */
+    if (r->state == SEND_WAIT && !r->peer_req)
+        ask_cancel(r);
+    else if (r->state == SEND_RTS || (r->state == SEND_EAGER && r->sync))
+        r->cancel = CANCEL_WANTED;
+}
+
+void tern_p2p_cancel_answered(struct tern_request *r, int withdrawn)
+{
+    int completed = r->cancel == CANCEL_ASKED_DONE;
+    r->cancel = CANCEL_ANSWERED;
+    r->cancelled = (uint8_t)withdrawn;
+    if (withdrawn || completed)
+        tern_p2p_send_done(r);
+}
+
 /* Hands one packet to the peer's transport, and counts it if taken. */
 static int transmit(struct tern_peer *p, int peer, const struct tern_pkt *pkt,
                     const void *payload, size_t payload_len)
@@ -245,10 +288,13 @@ static int inject(struct tern_peer *p, struct tern_request *r)
         rc = transmit(p, r->peer, &pkt, bytes, r->len);
         if (rc)
             return rc == TERN_EAGAIN ? 0 : rc;
-        if (r->sync)
-            r->state = SEND_WAIT;
-        else
+        if (!r->sync) {
             tern_p2p_send_done(r);
+            return 1;
+        }
+        r->state = SEND_WAIT;
+        if (r->cancel == CANCEL_WANTED)
+            ask_cancel(r);
         return 1;
     case SEND_RTS:
         fill_envelope(&pkt, r, TERN_PKT_RTS);
@@ -262,6 +308,8 @@ static int inject(struct tern_peer *p, struct tern_request *r)
         if (rc)
             return rc == TERN_EAGAIN ? 0 : rc;
         r->state = SEND_WAIT;
+        if (r->cancel == CANCEL_WANTED)
+            ask_cancel(r);
         return 1;
     case SEND_STREAM:
         fill_envelope(&pkt, r, TERN_PKT_DATA);
