@@ -246,7 +246,7 @@ void tern_p2p_cancel_send(struct tern_request *r)
 {
     if (r->kind != TERN_REQ_SEND || r->done || r->cancel || r->abandoned || r->released)
         return;
-    /* A standard eager send completes as it goes out: that one completes. */
+    /* A standard eager send completes as it goes out, so it is never cancelled. */
     if (r->state == SEND_WAIT && !r->peer_req)
         ask_cancel(r);
     else if (r->state == SEND_RTS || (r->state == SEND_EAGER && r->sync))
