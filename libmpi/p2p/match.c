@@ -92,14 +92,16 @@ struct tern_unexp *tern_match_unexp(struct tern_matchq *q, uint32_t ctx,
     return NULL;
 }
 
-struct tern_unexp *tern_match_unexp_waited(struct tern_matchq *q, int peer, uint64_t sreq)
+struct tern_unexp *tern_match_unexp_waited(struct tern_matchq *q, int peer, uint64_t sreq,
+                                           int take)
 {
     struct tern_unexp *prev = NULL;
     for (struct tern_unexp *u = q->unexp_head; u; prev = u, u = u->next) {
         if (u->peer != peer || u->sreq != sreq ||
             (u->type == TERN_PKT_EAGER && !(u->flags & TERN_PKT_SYNC)))
             continue;
-        unlink_unexp(q, prev, u);
+        if (take)
+            unlink_unexp(q, prev, u);
         return u;
     }
     return NULL;

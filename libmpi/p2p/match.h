@@ -66,10 +66,11 @@ void tern_unexp_free(struct tern_unexp *u);
 void tern_unexp_drop_cache(void);
 
 void tern_match_add_unexp(struct tern_matchq *q, struct tern_unexp *u);
-/* Removes and returns the unexpected message whose sender (world rank
- * `peer`) still waits for it as request `sreq` (a synchronous EAGER or an
- * RTS: other senders' requests may have been reused since), or NULL. */
-struct tern_unexp *tern_match_unexp_waited(struct tern_matchq *q, int peer, uint64_t sreq);
+/* The unexpected message whose sender (world rank `peer`) still waits for
+ * it as request `sreq` (a synchronous EAGER or an RTS: other senders'
+ * requests may have been reused since), or NULL; removed if `take`. */
+struct tern_unexp *tern_match_unexp_waited(struct tern_matchq *q, int peer, uint64_t sreq,
+                                           int take);
 /* The earliest unexpected message fitting the pattern; removed if `take`. */
 struct tern_unexp *tern_match_unexp(struct tern_matchq *q, uint32_t ctx,
                                     int src, int tag, int take);

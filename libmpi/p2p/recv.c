@@ -214,20 +214,19 @@ static void on_message(int peer, const struct tern_pkt *h, const void *payload)
  * offer there. */
 static void on_recall(int peer, uint64_t sreq)
 {
-    for (struct tern_unexp *u = tern_p2p.mq.unexp_head; u; u = u->next)
-        if (u->peer == peer && u->sreq == sreq && u->type == TERN_PKT_RTS) {
-            u->addr = 0;
-            u->key = 0;
-            send_reply(peer, TERN_PKT_RECALLED, sreq, 0);
-            return;
-        }
+    struct tern_unexp *u = tern_match_unexp_waited(&tern_p2p.mq, peer, sreq, 0);
+    if (!u || u->type != TERN_PKT_RTS)
+        return;
+    u->addr = 0;
+    u->key = 0;
+    send_reply(peer, TERN_PKT_RECALLED, sreq, 0);
 }
 
 /* The sender of `sreq` cancels it (packet.h): the message goes if no
  * receive matched it yet. */
 static void on_cancel(int peer, uint64_t sreq)
 {
-    struct tern_unexp *u = tern_match_unexp_waited(&tern_p2p.mq, peer, sreq);
+    struct tern_unexp *u = tern_match_unexp_waited(&tern_p2p.mq, peer, sreq, 1);
     if (u)
         tern_unexp_free(u);
     send_reply(peer, TERN_PKT_CANCEL_ANSWER, sreq, u != NULL);
