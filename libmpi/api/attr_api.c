@@ -8,6 +8,7 @@
 #include "libmpi/api/api.h"
 #include "libmpi/api/type_args.h"
 #include "libmpi/core/attr.h"
+#include "libmpi/core/errclass.h"
 #include "libmpi/core/runtime.h"
 #include "tern/err.h"
 
@@ -18,7 +19,7 @@ static int attr_io = MPI_ANY_SOURCE;  /* Every rank can do I/O. */
 static int attr_wtime_is_global = 0;
 static int attr_appnum = 0;           /* One program per job so far. */
 static int attr_universe_size;
-static int attr_lastusedcode = MPI_ERR_LASTCODE;
+static int attr_lastusedcode;
 
 static int *predefined_attr(int keyval)
 {
@@ -31,7 +32,9 @@ static int *predefined_attr(int keyval)
     case MPI_UNIVERSE_SIZE:
         attr_universe_size = tern_rt.boot.size;
         return &attr_universe_size;
-    case MPI_LASTUSEDCODE: return &attr_lastusedcode;
+    case MPI_LASTUSEDCODE:
+        attr_lastusedcode = tern_errclass_last();
+        return &attr_lastusedcode;
     default: return NULL;
     }
 }

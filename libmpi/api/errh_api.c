@@ -1,5 +1,5 @@
 /*
- * Error handlers and error strings.
+ * Error handlers (errclass_api.c has the error classes, codes and strings).
  */
 #include <stdio.h>
 #include <string.h>
@@ -103,39 +103,9 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
         e->fn(&h, &code);
         return MPI_SUCCESS;
     }
-    char what[160];
-    snprintf(what, sizeof(what), "error %d raised by the program", errorcode);
+    char what[MPI_MAX_ERROR_STRING + 64];
+    int said = tern_errclass_has_string(errorcode);
+    snprintf(what, sizeof(what), "error %d raised by the program%s%s", errorcode,
+             said ? ": " : "", said ? tern_errclass_text(errorcode) : "");
     tern_api_die("MPI_Comm_call_errhandler", errorcode, what);
-}
-
-#pragma weak MPI_Error_class = PMPI_Error_class
-int PMPI_Error_class(int errorcode, int *errorclass)
-{
-    int rc = tern_check_ptr(errorclass, "errorclass");
-    if (!rc && !tern_errclass_valid(errorcode)) {
-        tern_api_detail("invalid error code %d", errorcode);
-        rc = TERN_EARG;
-    }
-    if (rc)
-        return tern_api_error(NULL, "MPI_Error_class", rc);
-    *errorclass = errorcode;
-    return MPI_SUCCESS;
-}
-
-#pragma weak MPI_Error_string = PMPI_Error_string
-int PMPI_Error_string(int errorcode, char *string, int *resultlen)
-{
-    int rc = tern_check_ptr(string, "string");
-    if (!rc)
-        rc = tern_check_ptr(resultlen, "resultlen");
-    if (!rc && !tern_errclass_valid(errorcode)) {
-        tern_api_detail("invalid error code %d", errorcode);
-        rc = TERN_EARG;
-    }
-    if (rc)
-        return tern_api_error(NULL, "MPI_Error_string", rc);
-    snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", tern_errclass_name(errorcode),
-             tern_errclass_text(errorcode));
-    *resultlen = (int)strlen(string);
-    return MPI_SUCCESS;
 }

@@ -1,6 +1,7 @@
 /*
- * Completion: the Wait and Test families, Request_free, Request_get_status,
- * Cancel and Test_cancelled.
+ * Completion: the Wait and Test families, Request_free, Request_get_status
+ * and MPI 4.1's Request_get_status_all, _any and _some, Cancel and
+ * Test_cancelled.
  *
  * Requests of nonblocking collectives (kind TERN_REQ_COLL) go through the
  * same code: the progress engine advances their schedules, and completing
@@ -21,7 +22,8 @@
  * All of them convert the handles first (an invalid handle is an error
  * before anything completes), then drive progress until their condition
  * holds. Completing a request fills the status, frees the request and sets
- * the handle to MPI_REQUEST_NULL.
+ * the handle to MPI_REQUEST_NULL; the Request_get_status family fills the
+ * status and leaves the request as it is (settle()).
  */
 #include <stddef.h>
 
@@ -127,6 +129,27 @@ static int retire(MPI_Request *h, MPI_Status *st, struct tern_comm **comm)
     return err;
 }
 
+/* What the Wait and Test families do with a done request (retire()), or,
+ * with `keep`, what the Request_get_status family does: the status and
+ * the error, the request left as it is. */
+static int settle(MPI_Request *h, MPI_Status *st, struct tern_comm **comm, int keep)
+{
+    if (!keep)
+        return retire(h, st, comm);
+    struct tern_request *r = operation(tern_request_of(*h));
+    if (!r) {
+        empty_status(st);
+        return 0;
+    }
+    tern_request_status(r, st);
+    int err = r->error;
+    if (!err && r->partner)
+        err = r->partner->error;
+    if (err)
+        *comm = r->comm || !r->partner ? r->comm : r->partner->comm;
+    return err;
+}
+
 static int is_done(MPI_Request h)
 {
     return h == MPI_REQUEST_NULL || req_done(tern_request_of(h));
@@ -179,9 +202,11 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     return rc ? tern_api_error(c, "MPI_Test", rc) : MPI_SUCCESS;
 }
 
-/* Retires every done request of the array into its status slot; returns
- * TERN_EINSTATUS if any failed (statuses then carry each one's class). */
-static int retire_all(int count, MPI_Request reqs[], MPI_Status sts[], struct tern_comm **c)
+/* Retires (settle()) every done request of the array into its status
+ * slot; returns TERN_EINSTATUS if any failed (statuses then carry each
+ * one's class). */
+static int retire_all(int count, MPI_Request reqs[], MPI_Status sts[], struct tern_comm **c,
+                      int keep)
 {
     int failed = 0;
     for (int i = 0; i < count; i++) {
@@ -190,7 +215,7 @@ static int retire_all(int count, MPI_Request reqs[], MPI_Status sts[], struct te
             empty_status(st);
             continue;
         }
-        int err = retire(&reqs[i], st, c);
+        int err = settle(&reqs[i], st, c, keep);
         if (st != MPI_STATUS_IGNORE)
             st->MPI_ERROR = err ? tern_err_class(err) : MPI_SUCCESS;
         failed |= err != 0;
@@ -210,29 +235,43 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
         if (array_of_requests[i] != MPI_REQUEST_NULL)
             req_wait(tern_request_of(array_of_requests[i]));
     struct tern_comm *c = NULL;
-    rc = retire_all(count, array_of_requests, array_of_statuses, &c);
+    rc = retire_all(count, array_of_requests, array_of_statuses, &c, 0);
     return rc ? tern_api_error(c, "MPI_Waitall", rc) : MPI_SUCCESS;
 }
 
-#pragma weak MPI_Testall = PMPI_Testall
-int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
+static int test_all(const char *fn, int count, MPI_Request reqs[], int *flag,
+                    MPI_Status sts[], int keep)
 {
     int rc = tern_check_init();
     if (!rc)
         rc = tern_check_ptr(flag, "flag");
     if (!rc)
-        rc = check_requests(count, array_of_requests);
+        rc = check_requests(count, reqs);
     if (rc)
-        return tern_api_error(NULL, "MPI_Testall", rc);
+        return tern_api_error(NULL, fn, rc);
     tern_progress();
     *flag = 1;
     for (int i = 0; i < count && *flag; i++)
-        *flag = is_done(array_of_requests[i]);
+        *flag = is_done(reqs[i]);
     if (!*flag)
         return MPI_SUCCESS;
     struct tern_comm *c = NULL;
-    rc = retire_all(count, array_of_requests, array_of_statuses, &c);
-    return rc ? tern_api_error(c, "MPI_Testall", rc) : MPI_SUCCESS;
+    rc = retire_all(count, reqs, sts, &c, keep);
+    return rc ? tern_api_error(c, fn, rc) : MPI_SUCCESS;
+}
+
+#pragma weak MPI_Testall = PMPI_Testall
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
+{
+    return test_all("MPI_Testall", count, array_of_requests, flag, array_of_statuses, 0);
+}
+
+#pragma weak MPI_Request_get_status_all = PMPI_Request_get_status_all
+int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
+{
+    /* Nothing is written to the requests (keep). */
+    return test_all("MPI_Request_get_status_all", count, (MPI_Request *)array_of_requests,
+                    flag, array_of_statuses, 1);
 }
 
 /* Index of the first done active request, MPI_UNDEFINED if none is active
@@ -263,7 +302,7 @@ static int some_done(void *arg)
 }
 
 static int any(const char *fn, int count, MPI_Request reqs[], int *index,
-               int *flag, MPI_Status *st)
+               int *flag, MPI_Status *st, int keep)
 {
     int rc = tern_check_init();
     if (!rc)
@@ -294,14 +333,14 @@ static int any(const char *fn, int count, MPI_Request reqs[], int *index,
         return MPI_SUCCESS;
     }
     struct tern_comm *c;
-    rc = retire(&reqs[i], st, &c);
+    rc = settle(&reqs[i], st, &c, keep);
     return rc ? tern_api_error(c, fn, rc) : MPI_SUCCESS;
 }
 
 #pragma weak MPI_Waitany = PMPI_Waitany
 int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
 {
-    return any("MPI_Waitany", count, array_of_requests, index, NULL, status);
+    return any("MPI_Waitany", count, array_of_requests, index, NULL, status, 0);
 }
 
 #pragma weak MPI_Testany = PMPI_Testany
@@ -309,14 +348,23 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fl
 {
     if (!flag)
         return tern_api_error(NULL, "MPI_Testany", tern_check_ptr(flag, "flag"));
-    return any("MPI_Testany", count, array_of_requests, index, flag, status);
+    return any("MPI_Testany", count, array_of_requests, index, flag, status, 0);
 }
 
-/* Retires every done request into the next output slot; returns the number
- * retired, MPI_UNDEFINED when all are null, and TERN_EINSTATUS in *err if
- * one failed. */
+#pragma weak MPI_Request_get_status_any = PMPI_Request_get_status_any
+int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
+{
+    if (!flag)
+        return tern_api_error(NULL, "MPI_Request_get_status_any", tern_check_ptr(flag, "flag"));
+    return any("MPI_Request_get_status_any", count, (MPI_Request *)array_of_requests, index,
+               flag, status, 1);
+}
+
+/* Retires (settle()) every done request into the next output slot;
+ * returns the number retired, MPI_UNDEFINED when all are null, and
+ * TERN_EINSTATUS in *err if one failed. */
 static int retire_some(int count, MPI_Request reqs[], int indices[],
-                       MPI_Status sts[], int *err, struct tern_comm **c)
+                       MPI_Status sts[], int *err, struct tern_comm **c, int keep)
 {
     int n = 0, any_active = 0;
     for (int i = 0; i < count; i++) {
@@ -326,7 +374,7 @@ static int retire_some(int count, MPI_Request reqs[], int indices[],
         if (!req_done(tern_request_of(reqs[i])))
             continue;
         MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[n];
-        int e = retire(&reqs[i], st, c);
+        int e = settle(&reqs[i], st, c, keep);
         if (st != MPI_STATUS_IGNORE)
             st->MPI_ERROR = e ? tern_err_class(e) : MPI_SUCCESS;
         if (e)
@@ -337,7 +385,7 @@ static int retire_some(int count, MPI_Request reqs[], int indices[],
 }
 
 static int some(const char *fn, int incount, MPI_Request reqs[], int *outcount,
-                int indices[], MPI_Status sts[], int blocking)
+                int indices[], MPI_Status sts[], int blocking, int keep)
 {
     int rc = tern_check_init();
     if (!rc)
@@ -355,20 +403,27 @@ static int some(const char *fn, int incount, MPI_Request reqs[], int *outcount,
     }
     struct tern_comm *c = NULL;
     int err = 0;
-    *outcount = retire_some(incount, reqs, indices, sts, &err, &c);
+    *outcount = retire_some(incount, reqs, indices, sts, &err, &c, keep);
     return err ? tern_api_error(c, fn, err) : MPI_SUCCESS;
 }
 
 #pragma weak MPI_Waitsome = PMPI_Waitsome
 int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
-    return some("MPI_Waitsome", incount, array_of_requests, outcount, array_of_indices, array_of_statuses, 1);
+    return some("MPI_Waitsome", incount, array_of_requests, outcount, array_of_indices, array_of_statuses, 1, 0);
 }
 
 #pragma weak MPI_Testsome = PMPI_Testsome
 int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
-    return some("MPI_Testsome", incount, array_of_requests, outcount, array_of_indices, array_of_statuses, 0);
+    return some("MPI_Testsome", incount, array_of_requests, outcount, array_of_indices, array_of_statuses, 0, 0);
+}
+
+#pragma weak MPI_Request_get_status_some = PMPI_Request_get_status_some
+int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    return some("MPI_Request_get_status_some", incount, (MPI_Request *)array_of_requests,
+                outcount, array_of_indices, array_of_statuses, 0, 1);
 }
 
 /* Frees r now if it completed, else when it does (the p2p core does it). */

@@ -1,9 +1,14 @@
 /*
  * Names and descriptions of the MPI error classes, for MPI_Error_string and
- * for the one-line messages of the fatal error handler.
+ * for the one-line messages of the fatal error handler; and the classes,
+ * codes and strings the program added (errclass.h).
  */
 #include <mpi.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tern/err.h"
 
 #include "libmpi/core/errclass.h"
 
@@ -79,17 +84,123 @@ static const struct class_entry classes[] = {
 
 #define N_CLASSES ((int)(sizeof(classes) / sizeof(classes[0])))
 
-int tern_errclass_valid(int cls)
+/* The values the program added; value MPI_ERR_LASTCODE + 1 + i is added[i]. */
+struct added {
+    int cls;       /* Its class (itself for a class); 0 once removed. */
+    int ncodes;    /* A class's codes that remain. */
+    char *string;  /* MPI_Add_error_string's text, or NULL. */
+};
+
+static struct added *added;
+static int nadded, capadded;
+
+static struct added *added_entry(int code)
+{
+    long i = (long)code - MPI_ERR_LASTCODE - 1;
+    return i >= 0 && i < nadded && added[i].cls ? &added[i] : NULL;
+}
+
+static int predefined(int cls)
 {
     return cls >= 0 && cls < N_CLASSES && classes[cls].name != NULL;
 }
 
-const char *tern_errclass_name(int cls)
+int tern_errclass_valid(int code)
 {
-    return tern_errclass_valid(cls) ? classes[cls].name : "MPI_ERR_UNKNOWN";
+    return predefined(code) || added_entry(code) != NULL;
 }
 
-const char *tern_errclass_text(int cls)
+int tern_errclass_of(int code)
 {
-    return tern_errclass_valid(cls) ? classes[cls].text : "unknown error class";
+    const struct added *a = added_entry(code);
+    return a ? a->cls : code;
+}
+
+int tern_errclass_is_added_class(int code)
+{
+    const struct added *a = added_entry(code);
+    return a && a->cls == code;
+}
+
+int tern_errclass_is_added_code(int code)
+{
+    const struct added *a = added_entry(code);
+    return a && a->cls != code;
+}
+
+int tern_errclass_has_string(int code)
+{
+    const struct added *a = added_entry(code);
+    return a && a->string;
+}
+
+int tern_errclass_codes_of(int cls)
+{
+    const struct added *a = added_entry(cls);
+    return a ? a->ncodes : 0;
+}
+
+int tern_errclass_add(int cls, int *value)
+{
+    if (nadded == capadded) {
+        int cap = capadded ? 2 * capadded : 16;
+        struct added *grown = realloc(added, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return TERN_ENOMEM;
+        added = grown;
+        capadded = cap;
+    }
+    int v = MPI_ERR_LASTCODE + 1 + nadded;
+    added[nadded++] = (struct added){ .cls = cls < 0 ? v : cls };
+    struct added *owner = added_entry(cls);
+    if (cls >= 0 && owner)
+        owner->ncodes++;
+    *value = v;
+    return 0;
+}
+
+int tern_errclass_set_string(int code, const char *s)
+{
+    struct added *a = added_entry(code);
+    char *copy = NULL;
+    if (s && !(copy = strdup(s)))
+        return TERN_ENOMEM;
+    free(a->string);
+    a->string = copy;
+    return 0;
+}
+
+void tern_errclass_remove(int code)
+{
+    struct added *a = added_entry(code);
+    struct added *owner = a->cls != code ? added_entry(a->cls) : NULL;
+    if (owner)
+        owner->ncodes--;
+    free(a->string);
+    a->string = NULL;
+    a->cls = 0;
+}
+
+int tern_errclass_last(void)
+{
+    for (int i = nadded - 1; i >= 0; i--)
+        if (added[i].cls == MPI_ERR_LASTCODE + 1 + i)
+            return added[i].cls;
+    return MPI_ERR_LASTCODE;
+}
+
+const char *tern_errclass_name(int code)
+{
+    if (added_entry(code))
+        return tern_errclass_is_added_class(code) ? "an error class the program added"
+                                                  : "an error code the program added";
+    return predefined(code) ? classes[code].name : "MPI_ERR_UNKNOWN";
+}
+
+const char *tern_errclass_text(int code)
+{
+    const struct added *a = added_entry(code);
+    if (a)
+        return a->string ? a->string : "";
+    return predefined(code) ? classes[code].text : "unknown error class";
 }

@@ -17,6 +17,10 @@
  *   - Request_get_status: false while incomplete; true when complete without
  *     freeing the request, which a later Wait then frees with the same
  *     status; true with an empty status on MPI_REQUEST_NULL;
+ *   - MPI 4.1's Request_get_status_all, _any and _some: what Testall,
+ *     Testany and Testsome give, but the requests stay (a later Waitall
+ *     frees them with the same statuses); over null requests: flag true,
+ *     index MPI_UNDEFINED, outcount MPI_UNDEFINED;
  *   - Request_free on an active Isend: the message still arrives;
  *   - MPI_PROC_NULL: Send/Isend complete at once; Recv/Irecv complete at
  *     once with source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0;
@@ -257,6 +261,82 @@ static void arrays(void)
     TT_EQ("Testall value C", 30, vc);
 }
 
+#if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
+static void get_status_arrays(void)
+{
+    int va = -1, vb = -1, flag = 1, idx = -1, out = -1, idxs[3];
+    MPI_Request r[3], saved[3];
+    MPI_Status sts[3], st;
+
+    /* [A, null, B], receives from self. */
+    TT_MPI(MPI_Irecv(&va, 1, MPI_INT, tt_rank, T_A, MPI_COMM_WORLD, &r[0]));
+    r[1] = MPI_REQUEST_NULL;
+    TT_MPI(MPI_Irecv(&vb, 1, MPI_INT, tt_rank, T_B, MPI_COMM_WORLD, &r[2]));
+    memcpy(saved, r, sizeof r);
+    TT_MPI(MPI_Request_get_status_all(3, r, &flag, sts));
+    TT_EQ("MPI_Request_get_status_all with nothing complete: flag", 0, flag);
+    flag = 1;
+    TT_MPI(MPI_Request_get_status_any(3, r, &idx, &flag, &st));
+    TT_EQ("MPI_Request_get_status_any with nothing complete: flag", 0, flag);
+    TT_EQ("MPI_Request_get_status_any with nothing complete: index", MPI_UNDEFINED, idx);
+    TT_MPI(MPI_Request_get_status_some(3, r, &out, idxs, sts));
+    TT_EQ("MPI_Request_get_status_some with nothing complete: outcount", 0, out);
+
+    /* B complete: _some and _any name it, twice, and leave it. */
+    send_self(2, T_B);
+    for (int k = 0; k < 2; k++) {
+        out = 0;
+        for (int spins = 0; out == 0; spins++) {
+            TT_MPI(MPI_Request_get_status_some(3, r, &out, idxs, sts));
+            TT_CHECK(spins < 10000000, "MPI_Request_get_status_some never saw B");
+        }
+        TT_EQ("MPI_Request_get_status_some after B: outcount", 1, out);
+        TT_EQ("MPI_Request_get_status_some after B: index", 2, idxs[0]);
+        TT_CHECK_STATUS(sts[0], tt_rank, T_B, MPI_INT, 1, "get_status_some B");
+        flag = 0;
+        st = poisoned();
+        TT_MPI(MPI_Request_get_status_any(3, r, &idx, &flag, &st));
+        TT_EQ("MPI_Request_get_status_any after B: flag", 1, flag);
+        TT_EQ("MPI_Request_get_status_any after B: index", 2, idx);
+        TT_CHECK_STATUS(st, tt_rank, T_B, MPI_INT, 1, "get_status_any B");
+        TT_CHECK(memcmp(saved, r, sizeof r) == 0,
+                 "MPI_Request_get_status_some/_any changed the requests");
+    }
+    TT_EQ("value B", 2, vb);
+
+    /* A complete too: _all gives every status and frees nothing. */
+    send_self(1, T_A);
+    flag = 0;
+    for (int spins = 0; !flag; spins++) {
+        TT_MPI(MPI_Request_get_status_all(3, r, &flag, sts));
+        TT_CHECK(spins < 10000000, "MPI_Request_get_status_all never true");
+    }
+    TT_CHECK(memcmp(saved, r, sizeof r) == 0, "MPI_Request_get_status_all changed the requests");
+    TT_CHECK_STATUS(sts[0], tt_rank, T_A, MPI_INT, 1, "get_status_all entry 0");
+    check_empty(&sts[1], "MPI_Request_get_status_all entry 1 (null request)");
+    TT_CHECK_STATUS(sts[2], tt_rank, T_B, MPI_INT, 1, "get_status_all entry 2");
+    for (int i = 0; i < 3; i++)
+        sts[i] = poisoned();
+    TT_MPI(MPI_Waitall(3, r, sts));
+    TT_CHECK_STATUS(sts[0], tt_rank, T_A, MPI_INT, 1, "Waitall after get_status_all entry 0");
+    TT_CHECK_STATUS(sts[2], tt_rank, T_B, MPI_INT, 1, "Waitall after get_status_all entry 2");
+    TT_EQ("value A", 1, va);
+
+    /* All null now. */
+    flag = 0;
+    TT_MPI(MPI_Request_get_status_all(3, r, &flag, sts));
+    TT_EQ("MPI_Request_get_status_all over null requests: flag", 1, flag);
+    check_empty(&sts[2], "MPI_Request_get_status_all over null requests");
+    flag = 0;
+    idx = 0;
+    TT_MPI(MPI_Request_get_status_any(3, r, &idx, &flag, &st));
+    TT_EQ("MPI_Request_get_status_any over null requests: flag", 1, flag);
+    TT_EQ("MPI_Request_get_status_any over null requests: index", MPI_UNDEFINED, idx);
+    TT_MPI(MPI_Request_get_status_some(3, r, &out, idxs, sts));
+    TT_EQ("MPI_Request_get_status_some over null requests: outcount", MPI_UNDEFINED, out);
+}
+#endif
+
 /* Cross-process: each rank exchanges NX messages with both neighbours and
  * completes them through Waitsome / Testsome / Waitany / Waitall. */
 #define NX 8
@@ -395,6 +475,10 @@ int main(int argc, char **argv)
     tt_sync();
     arrays();
     tt_sync();
+#if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
+    get_status_arrays();
+    tt_sync();
+#endif
     ring_arrays();
     tt_sync();
     request_free_send();
