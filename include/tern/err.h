@@ -51,7 +51,8 @@ enum tern_err {
     TERN_E_COUNT_ = 37     /* Number of codes, for the table; not a code. */
 };
 
-/* The MPI error class of a code (MPI_SUCCESS for 0). */
+/* The MPI error class of a code (MPI_SUCCESS for 0); a positive code is an
+ * MPI error code from a callback of the program, handed on as it is. */
 int tern_err_class(int code);
 
 /* A one-line, human-readable description of a code. */

@@ -45,6 +45,14 @@ int tern_api_unsupported(const char *fn);
  * operation's TERN_E* code. */
 int tern_api_complete(struct tern_request *r, MPI_Status *st);
 
+/* Generalized requests (greq_api.c), for the completion calls: the
+ * status from the program's query_fn; the program's free_fn, after which
+ * the request is freed; the program's cancel_fn. Each returns the MPI
+ * error code the callback returned, 0 for MPI_SUCCESS. */
+int tern_api_greq_query(struct tern_request *r, MPI_Status *st);
+int tern_api_greq_free(struct tern_request *r);
+int tern_api_greq_cancel(struct tern_request *r);
+
 /* Argument checks. */
 int tern_check_init(void);
 int tern_check_comm(MPI_Comm h, struct tern_comm **out);

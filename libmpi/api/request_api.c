@@ -3,6 +3,10 @@
  * and MPI 4.1's Request_get_status_all, _any and _some, Cancel and
  * Test_cancelled.
  *
+ * A generalized request (greq_api.c) completes through the same calls,
+ * which take its status from the program's query_fn and, as it is freed,
+ * call the program's free_fn; MPI_Cancel calls its cancel_fn.
+ *
  * Requests of nonblocking collectives (kind TERN_REQ_COLL) go through the
  * same code: the progress engine advances their schedules, and completing
  * one gives an empty status. MPI_Request_free of one is accepted (the
@@ -110,6 +114,14 @@ static int retire(MPI_Request *h, MPI_Status *st, struct tern_comm **comm)
             *comm = r->comm;
         return err;
     }
+    if (r->kind == TERN_REQ_GREQ) {
+        /* The program's status, then its free_fn, which frees r. */
+        int err = tern_api_greq_query(r, st);
+        int freed = tern_api_greq_free(r);
+        *h = MPI_REQUEST_NULL;
+        *comm = NULL;
+        return err ? err : freed;
+    }
     tern_request_status(r, st);
     int err = r->error;
     struct tern_request *send = r->partner;
@@ -140,6 +152,10 @@ static int settle(MPI_Request *h, MPI_Status *st, struct tern_comm **comm, int k
     if (!r) {
         empty_status(st);
         return 0;
+    }
+    if (r->kind == TERN_REQ_GREQ) {
+        *comm = NULL;
+        return tern_api_greq_query(r, st);
     }
     tern_request_status(r, st);
     int err = r->error;
@@ -463,8 +479,14 @@ int PMPI_Request_free(MPI_Request *request)
     if (r->kind == TERN_REQ_PERSIST)
         release(r->inner);
     release(r->partner);
-    release(r);
     *request = MPI_REQUEST_NULL;
+    if (r->kind == TERN_REQ_GREQ && r->done) {
+        /* The program completed it: its free_fn runs now (else
+         * MPI_Grequest_complete runs it). */
+        rc = tern_api_greq_free(r);
+        return rc ? tern_api_error(NULL, "MPI_Request_free", rc) : MPI_SUCCESS;
+    }
+    release(r);
     return MPI_SUCCESS;
 }
 
@@ -487,9 +509,11 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     if (!req_done(r))
         tern_progress();
     *flag = req_done(r);
-    if (*flag && operation(r))
+    if (*flag && r->kind == TERN_REQ_GREQ && (rc = tern_api_greq_query(r, status)))
+        return tern_api_error(NULL, "MPI_Request_get_status", rc);
+    if (*flag && r->kind != TERN_REQ_GREQ && operation(r))
         tern_request_status(operation(r), status);
-    else if (*flag)
+    else if (*flag && !operation(r))
         empty_status(status);
     return MPI_SUCCESS;
 }
@@ -511,6 +535,10 @@ int PMPI_Cancel(MPI_Request *request)
         tern_api_detail("a nonblocking collective cannot be cancelled (the MPI standard "
                         "makes MPI_Cancel of one erroneous)");
         return tern_api_error(r->comm, "MPI_Cancel", TERN_EREQUEST);
+    }
+    if (r->kind == TERN_REQ_GREQ) {
+        rc = tern_api_greq_cancel(r);
+        return rc ? tern_api_error(NULL, "MPI_Cancel", rc) : MPI_SUCCESS;
     }
     /* Not an MPI_Isendrecv's receive: the pair must be cancelled whole or
      * not at all, and its send goes out anyway. */

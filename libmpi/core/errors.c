@@ -58,12 +58,15 @@ static const struct err_entry *lookup(int code)
     return &table[-code];
 }
 
+/* A positive code is an MPI error code that a program's callback returned
+ * (a generalized request's query_fn, libmpi/api/greq_api.c): it is handed
+ * on as it is. */
 int tern_err_class(int code)
 {
-    return lookup(code)->mpi_class;
+    return code > 0 ? code : lookup(code)->mpi_class;
 }
 
 const char *tern_err_message(int code)
 {
-    return lookup(code)->message;
+    return code > 0 ? "a callback of the program returned an error" : lookup(code)->message;
 }

@@ -24,7 +24,8 @@ enum tern_req_kind {
     TERN_REQ_RECV,
     TERN_REQ_NULLPROC,  /* Operation on MPI_PROC_NULL: complete at once. */
     TERN_REQ_COLL,      /* A nonblocking collective (collectives/sched.h). */
-    TERN_REQ_PERSIST    /* A persistent request (libmpi/api/persist_api.c). */
+    TERN_REQ_PERSIST,   /* A persistent request (libmpi/api/persist_api.c). */
+    TERN_REQ_GREQ       /* A generalized request (libmpi/api/greq_api.c). */
 };
 
 struct tern_request {
