@@ -2,21 +2,23 @@
  * Host lists from hostfiles and -H values.
  *
  * One entry is "host", "host:N" (MPICH) or "host slots=N [max_slots=M]
- * [port=P]" (Open MPI; "max-slots" is accepted too). An IPv6 address is
- * written in brackets ("[fe80::1]", "[::1]:4"), since "fe80::1:4" could be
- * read two ways. In a hostfile each line holds one entry; '#' starts a
+ * [port=P]" (Open MPI; "max-slots" is accepted too), where host may be
+ * "user@host" to log in as another user than mpirun's. An IPv6 address
+ * is written in brackets ("[fe80::1]", "[::1]:4", "me@[::1]"), since
+ * "fe80::1:4" could be read two ways. In a hostfile each line holds one entry; '#' starts a
  * comment, blank lines are skipped, CR before LF and spaces around an entry
  * are ignored and the last line needs no newline. A -H value holds entries
  * separated by commas. An entry without a count gives one slot, and a host
  * named again adds its slots to the first mention (names compare without
- * regard to case).
+ * regard to case); a host's mentions must agree on its user and port.
  *
  * Every name that denotes this machine (localhost, a loopback address, our
  * hostname short or full, or one of our interface addresses) is merged into
  * the first such host: "localhost slots=2" and "127.0.0.1" make one local
  * host with 3 slots, so the ranks on it share memory and see one
- * TERN_LOCAL_SIZE. Names are not looked up in DNS here; the ssh launcher
- * resolves remote ones.
+ * TERN_LOCAL_SIZE. Ranks there are started without ssh, as the user
+ * running mpirun, so a user@ on such a name must be that user. Names are
+ * not looked up in DNS here; the ssh launcher resolves remote ones.
  *
  * Errors: one line, "file:line:col: problem near 'token'; accepted forms:
  * ..." for a hostfile and "-H 'value', column C: ..." for -H.
@@ -27,6 +29,7 @@
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,16 +39,20 @@
 #include "launcher/plan.h"
 #include "tern/err.h"
 
-#define FORMS "accepted forms: host, host:N, host slots=N [max_slots=M] [port=P]"
+#define FORMS "accepted forms: host, host:N, host slots=N [max_slots=M] [port=P], " \
+              "each host also as user@host"
 #define MAX_SLOTS (1 << 20)
 #define SLOT_CAP (1 << 24)     /* Sums of slots saturate here. */
 #define NAME_MAX_LEN 253
+#define USER_MAX_LEN 32            /* useradd's limit. */
 #define HOSTFILE_MAX (16 << 20)
 
-/* One parsed entry; name points into the text being parsed. */
+/* One parsed entry; name and user point into the text being parsed. */
 struct entry {
     const char *name;
     size_t name_len;
+    const char *user;           /* NULL when the entry gives none. */
+    size_t user_len, user_off;
     int slots, max_slots, port; /* 0 when not given. */
     size_t port_off;            /* Offset of "port=" for a conflict error. */
 };
@@ -156,6 +163,38 @@ static int parse_name(const char *s, size_t *pi, size_t end, struct entry *e,
     return 0;
 }
 
+/* Parses a "user@" before the host name at s[*pi], if there is one, and
+ * moves *pi past it. User names are those useradd accepts by default:
+ * letters, digits, '.', '_' and '-', not starting with '-'. */
+static int parse_user(const char *s, size_t *pi, size_t end, struct entry *e,
+                      struct perr *pe)
+{
+    size_t i = *pi, at = i;
+    while (at < end && !is_ws(s[at]) && s[at] != '@')
+        at++;
+    if (at == end || s[at] != '@')
+        return 0;
+    if (at == i)
+        return bad(pe, i, "missing user name before '@'");
+    if (s[i] == '-')
+        return bad(pe, i, "a user name cannot start with '-'");
+    for (size_t k = i; k < at; k++) {
+        unsigned char c = (unsigned char)s[k];
+        if (!isalnum(c) && c != '.' && c != '-' && c != '_')
+            return bad(pe, k, "invalid character in user name (letters, digits, '.', "
+                       "'_' and '-' only)");
+    }
+    if (at - i > USER_MAX_LEN)
+        return bad(pe, i, "user name longer than 32 characters");
+    e->user = s + i;
+    e->user_len = at - i;
+    e->user_off = i;
+    *pi = at + 1;
+    if (*pi == end || is_ws(s[*pi]))
+        return bad(pe, at, "missing host name after '@'");
+    return 0;
+}
+
 /* Parses one "key=value" word s[i, j). */
 static int parse_keyword(const char *s, size_t i, size_t j, struct entry *e,
                          struct perr *pe)
@@ -200,7 +239,9 @@ static int parse_entry(const char *s, size_t i, size_t end, struct entry *e,
         end--;
     if (i == end)
         return 0;
-    int rc = parse_name(s, &i, end, e, pe);
+    int rc = parse_user(s, &i, end, e, pe);
+    if (!rc)
+        rc = parse_name(s, &i, end, e, pe);
     if (rc)
         return rc;
     if (i < end && s[i] == ':') {
@@ -315,6 +356,14 @@ static int add_sat(int a, int b)
     return a + b > SLOT_CAP ? SLOT_CAP : a + b;
 }
 
+/* Whether e's user (given) is another than the one running mpirun. */
+static int other_user(const struct entry *e)
+{
+    const struct passwd *pw = getpwuid(getuid());
+    return !pw || strlen(pw->pw_name) != e->user_len ||
+           strncmp(pw->pw_name, e->user, e->user_len) != 0;
+}
+
 /* Adds a parsed entry, merging it into an earlier mention of the same host
  * (or into the local host). */
 static int hostlist_add(struct tern_hostlist *hl, const struct entry *e,
@@ -325,6 +374,11 @@ static int hostlist_add(struct tern_hostlist *hl, const struct entry *e,
         return TERN_ENOMEM;
     int local = tern_hostfile_is_local(name);
     int slots = e->slots ? e->slots : 1;
+    if (local && e->user && other_user(e)) {
+        free(name);
+        return bad(pe, e->user_off, "this host is the machine mpirun runs on, where ranks "
+                   "run as the user running mpirun, and this is another user");
+    }
     for (int i = 0; i < hl->n; i++) {
         struct tern_host *h = &hl->hosts[i];
         if (strcasecmp(h->name, name) != 0 && !(local && h->local))
@@ -332,6 +386,13 @@ static int hostlist_add(struct tern_hostlist *hl, const struct entry *e,
         free(name);
         if (!h->local && e->port && h->ssh_port && e->port != h->ssh_port)
             return bad(pe, e->port_off, "this host was given another port= before");
+        if (!h->local && e->user && h->ssh_user &&
+            (strlen(h->ssh_user) != e->user_len ||
+             strncmp(h->ssh_user, e->user, e->user_len) != 0))
+            return bad(pe, e->user_off, "this host was given another user before");
+        if (!h->local && e->user && !h->ssh_user &&
+            !(h->ssh_user = strndup(e->user, e->user_len)))
+            return TERN_ENOMEM;
         if (e->port)
             h->ssh_port = e->port;
         h->slots = add_sat(h->slots, slots);
@@ -351,6 +412,8 @@ static int hostlist_add(struct tern_hostlist *hl, const struct entry *e,
     h->max_slots = e->max_slots;
     h->ssh_port = e->port;
     h->local = local;
+    if (e->user && !local && !(h->ssh_user = strndup(e->user, e->user_len)))
+        return TERN_ENOMEM;
     return 0;
 }
 
@@ -504,6 +567,7 @@ void tern_hostlist_free(struct tern_hostlist *hl)
 {
     for (int i = 0; i < hl->n; i++) {
         free(hl->hosts[i].name);
+        free(hl->hosts[i].ssh_user);
         free(hl->hosts[i].ranks);
     }
     free(hl->hosts);

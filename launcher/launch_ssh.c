@@ -389,8 +389,8 @@ static int wait_workers(struct tern_job *job, struct tern_ssh *s)
     return sig;
 }
 
-/* The plan's host gives the name and port; the user is mpirun's (the
- * hostfile's "user@host" form is not accepted yet). */
+/* The plan's host gives the name, the port and the user, if the hostfile
+ * names one ("user@host"); else the user is mpirun's. */
 static void init_host(struct tern_ssh *s, struct tern_ssh_host *h, int index)
 {
     const struct tern_host *ph = &s->job->plan.hl.hosts[index];
@@ -400,7 +400,7 @@ static void init_host(struct tern_ssh *s, struct tern_ssh_host *h, int index)
     h->label = ph->name;
     h->sock = -1;
     h->port = ph->ssh_port ? ph->ssh_port : s->port;
-    snprintf(h->user, sizeof h->user, "%s", s->user);
+    snprintf(h->user, sizeof h->user, "%s", ph->ssh_user ? ph->ssh_user : s->user);
     snprintf(h->host, sizeof h->host, "%s", ph->name);
     snprintf(h->where, sizeof h->where, "%s (port %d)", h->label, h->port);
 }

@@ -148,7 +148,7 @@ static void map_node(const struct tern_hostlist *hl, int np, int *count, int *ow
 }
 
 /* Fills the plan from owner[] (host index of each rank), keeping only the
- * hosts with ranks; takes over the names of hl. */
+ * hosts with ranks; takes over their names and users from hl. */
 static int build(struct tern_plan *plan, struct tern_hostlist *hl, const int *count,
                  const int *owner, int np)
 {
@@ -169,6 +169,7 @@ static int build(struct tern_plan *plan, struct tern_hostlist *hl, const int *co
         struct tern_host *h = &plan->hl.hosts[kept];
         *h = hl->hosts[i];
         hl->hosts[i].name = NULL;
+        hl->hosts[i].ssh_user = NULL;
         h->nranks = 0;
         h->ranks = malloc((size_t)count[i] * sizeof *h->ranks);
         newidx[i] = kept++;

@@ -25,6 +25,7 @@ struct tern_host {
     int slots;         /* Slots given; 1 when the entry gives none. */
     int max_slots;     /* Hard limit, or 0 when not given. */
     int ssh_port;      /* port= in the hostfile; 0 for the default. */
+    char *ssh_user;    /* user@ in the hostfile; NULL for mpirun's user. */
     int local;         /* 1 if the name denotes this machine (fork, no ssh). */
     int nranks;        /* Filled by the plan: ranks mapped to this host. */
     int *ranks;        /* Their world ranks, in local-rank order. */

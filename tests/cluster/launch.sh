@@ -1,6 +1,7 @@
 #!/bin/bash
 # mpirun across the cluster's hosts over ssh (tern-hostd on each), from h1:
-# 6 ranks, 2 per host, land where the hostfile puts them; then the faults
+# 6 ranks, 2 per host, land where the hostfile puts them, also with
+# user@host entries (and an unknown user is refused by name); then the faults
 # that need no TCP between ranks, each with its message, a non-zero exit,
 # its time bound and nothing left running on any host:
 #   a rank killed by SIGKILL on another host (job over within 2 s),
@@ -67,6 +68,22 @@ out=$(run_mpirun -np 6 --hostfile "$HF" "$MPIPROG" hello 2>"$TMP/err") ||
     fail "MPI hello over 3 hosts failed: $(cat "$TMP/err")"
 [ "$(printf '%s\n' "$out" | grep -c '^hello from rank [0-5] of 6$')" = 6 ] ||
     fail "MPI hello over 3 hosts printed: $out"
+check_clean
+
+# ---- user@host: the hostfile's user logs in (root here, as the cluster
+# has no other account); an unknown user fails the login with its name ----
+sed 's/^/root@/' "$HF" >"$TMP/hosts.user"
+out=$(run_mpirun -np 6 --hostfile "$TMP/hosts.user" "$PROG" hello 2>"$TMP/err") ||
+    fail "hello with root@host entries failed: $(cat "$TMP/err")"
+[ "$(printf '%s\n' "$out" | sort)" = "$expect" ] ||
+    fail "root@host: ranks not on the expected hosts: got [$out], expected [$expect]"
+sed 's/^h2/nosuchuser@h2/' "$HF" >"$TMP/hosts.nouser"
+run_mpirun -np 6 --hostfile "$TMP/hosts.nouser" "$PROG" hello >/dev/null 2>"$TMP/err"
+rc=$?
+[ "$rc" != 0 ] || fail "nosuchuser@h2: mpirun exited 0"
+grep -q "h2.*authentication as 'nosuchuser' failed" "$TMP/err" ||
+    fail "nosuchuser@h2: the message does not name the user and host: $(cat "$TMP/err")"
+echo "nosuchuser@h2: exit $rc: $(cat "$TMP/err")"
 check_clean
 
 # ---- kill -9 of a rank on another host ----

@@ -4,7 +4,7 @@
 # up and its ranks share one TERN_LOCAL_SIZE and node rank. Bad hostfiles
 # and oversubscription stop mpirun with one line and exit 1.
 . "${srcdir:-.}/tests/launcher/lib.sh"
-FORMS="accepted forms: host, host:N, host slots=N \[max_slots=M\] \[port=P\]"
+FORMS="accepted forms: host, host:N, host slots=N \[max_slots=M\] \[port=P\], each host also as user@host"
 ENVLINE='echo "$TERN_RANK $TERN_LOCAL_RANK $TERN_LOCAL_SIZE $TERN_LOCAL_RANKS $TERN_NODE_RANK $OMPI_COMM_WORLD_LOCAL_SIZE $MPI_LOCALNRANKS"'
 
 # localhost slots=2 plus 127.0.0.1: one host, 3 slots, -np from the slots.

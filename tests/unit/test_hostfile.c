@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,8 @@
 #include "launcher/plan.h"
 #include "tern/err.h"
 
-#define FORMS "accepted forms: host, host:N, host slots=N [max_slots=M] [port=P]"
+#define FORMS "accepted forms: host, host:N, host slots=N [max_slots=M] [port=P], " \
+              "each host also as user@host"
 
 static char dir[64];
 static char path[128];
@@ -196,6 +198,54 @@ static void test_file_errors(void)
     expect_error("[::1]x\n", "1:6", "unexpected text after the host", "[::1]x");
     expect_error("a\nb\nb port=2\nb port=3\n", "4:3", "this host was given another "
                  "port= before", "port=3");
+    expect_error("@b\n", "1:1", "missing user name before '@'", "@b");
+    expect_error("me@ slots=2\n", "1:3", "missing host name after '@'", "me@");
+    expect_error("-oX@b\n", "1:1", "a user name cannot start with '-'", "-oX@b");
+    expect_error("m/e@b\n", "1:2", "invalid character in user name (letters, digits, "
+                 "'.', '_' and '-' only)", "m/e@b");
+    expect_error("me@x@b\n", "1:5", "invalid character '@' in host name", "me@x@b");
+    expect_error("me@b\nyou@b:2\n", "2:1", "this host was given another user before",
+                 "you@b:2");
+    expect_error("nobody-but-tern-tests@localhost\n", "1:1", "this host is the machine "
+                 "mpirun runs on, where ranks run as the user running mpirun, and this "
+                 "is another user", "nobody-but-tern-tests@localhost");
+}
+
+/* user@host: the user goes with the host, for its ssh login. */
+static void test_users(void)
+{
+    struct tern_hostlist hl;
+    const struct passwd *pw = getpwuid(getuid());
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pw);
+    char text[512];
+    snprintf(text, sizeof text, "alice@node1 slots=2\nnode2\nbob.b_1@[fe80::1]:3\n"
+             "node1 port=22\nnode2\nALICE@node3\n%s@localhost\n", pw->pw_name);
+    CU_ASSERT_EQUAL_FATAL(read_text(text, &hl), 0);
+    CU_ASSERT_EQUAL_FATAL(hl.n, 5);
+    CU_ASSERT_STRING_EQUAL(hl.hosts[0].name, "node1");
+    CU_ASSERT_STRING_EQUAL(hl.hosts[0].ssh_user, "alice");
+    CU_ASSERT_EQUAL(hl.hosts[0].slots, 3);
+    CU_ASSERT_EQUAL(hl.hosts[0].ssh_port, 22);
+    CU_ASSERT_PTR_NULL(hl.hosts[1].ssh_user);
+    CU_ASSERT_STRING_EQUAL(hl.hosts[2].name, "fe80::1");
+    CU_ASSERT_STRING_EQUAL(hl.hosts[2].ssh_user, "bob.b_1");
+    CU_ASSERT_EQUAL(hl.hosts[2].slots, 3);
+    /* User names are case-sensitive, unlike host names. */
+    CU_ASSERT_STRING_EQUAL(hl.hosts[3].ssh_user, "ALICE");
+    /* This machine's own user on a local name: started without ssh. */
+    CU_ASSERT_EQUAL(hl.hosts[4].local, 1);
+    CU_ASSERT_PTR_NULL(hl.hosts[4].ssh_user);
+    tern_hostlist_free(&hl);
+    /* A user given on a later mention of the host applies to it. */
+    CU_ASSERT_EQUAL_FATAL(read_text("node1\ncarol@node1:2\n", &hl), 0);
+    CU_ASSERT_STRING_EQUAL(hl.hosts[0].ssh_user, "carol");
+    tern_hostlist_free(&hl);
+    memset(&hl, 0, sizeof hl);
+    CU_ASSERT_EQUAL(tern_hostlist_add_spec("dave@n1:2,n2,dave@n1", &hl, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(hl.n, 2);
+    CU_ASSERT_STRING_EQUAL(hl.hosts[0].ssh_user, "dave");
+    CU_ASSERT_EQUAL(hl.hosts[0].slots, 3);
+    tern_hostlist_free(&hl);
 }
 
 static void test_file_problems(void)
@@ -318,6 +368,7 @@ int main(void)
         { "CRLF and repeats", test_crlf_and_repeats },
         { "local names merge", test_local_merge },
         { "errors with file:line:col", test_file_errors },
+        { "user@host", test_users },
         { "missing, unreadable, empty", test_file_problems },
         { "-H values", test_spec },
         { "names of this machine", test_is_local },
