@@ -63,10 +63,22 @@ int tern_check_buf(const void *buf, MPI_Count count)
 
 int tern_check_dest(const struct tern_comm *c, int rank)
 {
-    if (rank == MPI_PROC_NULL || (rank >= 0 && rank < c->size))
+    int n = tern_comm_peers(c);
+    if (rank == MPI_PROC_NULL || (rank >= 0 && rank < n))
         return 0;
-    tern_api_detail("invalid rank %d: %s has ranks 0 to %d", rank, tern_comm_label(c), c->size - 1);
+    tern_api_detail("invalid rank %d: %s has ranks 0 to %d%s", rank, tern_comm_label(c), n - 1,
+                    c->remote ? " in its remote group (an intercommunicator)" : "");
     return TERN_ERANK;
+}
+
+int tern_check_intra(const struct tern_comm *c)
+{
+    if (!c->remote)
+        return 0;
+    tern_api_detail("%s is an intercommunicator; on one, Tern implements point-to-point "
+                    "communication, MPI_Comm_dup, MPI_Intercomm_merge, MPI_Comm_free and the "
+                    "queries, not this call", tern_comm_label(c));
+    return TERN_ENOTSUP;
 }
 
 int tern_check_source(const struct tern_comm *c, int rank)

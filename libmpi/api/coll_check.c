@@ -18,6 +18,8 @@ int tern_api_coll_begin(MPI_Comm comm, MPI_Request *req, struct tern_comm **c)
     int rc = tern_check_init();
     if (!rc)
         rc = tern_check_comm(comm, c);
+    if (!rc)
+        rc = tern_check_intra(*c);
     if (!rc && req != TERN_API_BLOCKING)
         rc = tern_check_ptr(req, "request");
     return rc;

@@ -1,8 +1,10 @@
 /*
  * Communicator management: queries (rank, size, name, group, compare), the
  * constructors (dup, split, split_type, create, create_group) and
- * MPI_Comm_free. Intercommunicators do not exist yet, so the calls that
- * need one report MPI_ERR_COMM. Attribute calls are in attr_api.c.
+ * MPI_Comm_free, and the remote side of an intercommunicator
+ * (intercomm_api.c creates and merges them). Of the constructors only
+ * MPI_Comm_dup takes an intercommunicator so far (tern_check_intra).
+ * Attribute calls are in attr_api.c.
  */
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +28,8 @@ int tern_check_comm_ctor(MPI_Comm comm, struct tern_comm **c, const void *newcom
     int rc = tern_check_init();
     if (!rc)
         rc = tern_check_comm(comm, c);
+    if (!rc)
+        rc = tern_check_intra(*c);
     if (!rc)
         rc = tern_check_ptr(newcomm, "newcomm");
     return rc;
@@ -105,7 +109,13 @@ static int dup_common(const char *fn, MPI_Comm comm, MPI_Info info, MPI_Comm *ne
                       int is_nb, MPI_Request *request)
 {
     struct tern_comm *c = NULL, *nc = NULL;
-    int rc = tern_check_comm_ctor(comm, &c, newcomm);
+    int rc = tern_check_init();
+    if (!rc)
+        rc = tern_check_comm(comm, &c);
+    if (!rc && is_nb)
+        rc = tern_check_intra(c);
+    if (!rc)
+        rc = tern_check_ptr(newcomm, "newcomm");
     if (!rc)
         rc = tern_check_info(info);
     if (!rc && is_nb)
@@ -291,7 +301,7 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
         rc = tern_check_ptr(flag, "flag");
     if (rc)
         return tern_api_error(c, "MPI_Comm_test_inter", rc);
-    *flag = 0;
+    *flag = c->remote != NULL;
     return MPI_SUCCESS;
 }
 
@@ -303,7 +313,7 @@ static int check_inter(MPI_Comm comm, struct tern_comm **c, const void *out, con
         rc = tern_check_comm(comm, c);
     if (!rc)
         rc = tern_check_ptr(out, name);
-    if (!rc) {
+    if (!rc && !(*c)->remote) {
         tern_api_detail("invalid communicator: %s is an intracommunicator, and only "
                         "an intercommunicator has a remote group", tern_comm_label(*c));
         rc = TERN_ECOMM;
@@ -316,7 +326,10 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
     struct tern_comm *c = NULL;
     int rc = check_inter(comm, &c, size, "size");
-    return tern_api_error(c, "MPI_Comm_remote_size", rc);
+    if (rc)
+        return tern_api_error(c, "MPI_Comm_remote_size", rc);
+    *size = c->remote->size;
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
@@ -324,7 +337,11 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
     struct tern_comm *c = NULL;
     int rc = check_inter(comm, &c, group, "group");
-    return tern_api_error(c, "MPI_Comm_remote_group", rc);
+    if (rc)
+        return tern_api_error(c, "MPI_Comm_remote_group", rc);
+    tern_group_retain(c->remote);
+    *group = c->remote->handle;
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Comm_group = PMPI_Comm_group

@@ -20,6 +20,7 @@ static uint32_t next_ctx = 6;
 static uint32_t next_nb_ctx = TERN_CTX_NB_BASE;
 static struct tern_comm *live;       /* User communicators not yet freed. */
 static struct tern_comm *graveyard;  /* Freed, last reference gone. */
+static int finalizing;               /* tern_comm_finalize destroys them all. */
 
 static void setup_predefined(struct tern_comm *c, struct tern_group *g, uint32_t ctx,
                              uint32_t gctx, MPI_Comm h, const char *name)
@@ -83,6 +84,12 @@ static void destroy(struct tern_comm *c)
     tern_coll_shm_free(c);
     tern_coll_retire(c);
     tern_topo_free(c->topo);
+    if (c->remote)
+        tern_group_release(c->remote);
+    /* An intercommunicator's own local one (at MPI_Finalize, destroyed as
+     * one of the live ones). */
+    if (c->local && !finalizing)
+        tern_comm_discard(c->local);
     c->magic = TERN_MAGIC_DEAD;
     tern_obj_remove(c);
     free(c);
@@ -125,11 +132,13 @@ static void reap(void)
 void tern_comm_finalize(void)
 {
     reap();
+    finalizing = 1;
     while (live) {
         struct tern_comm *c = live;
         unlink_comm(&live, c);
         destroy(c);
     }
+    finalizing = 0;
     tern_attr_drop_all(&world.attrs);
     tern_attr_drop_all(&self.attrs);
     world.magic = 0;
@@ -291,7 +300,17 @@ int tern_comm_compare(const struct tern_comm *a, const struct tern_comm *b, int 
         *result = MPI_IDENT;
         return 0;
     }
+    if (!a->remote != !b->remote) {
+        *result = MPI_UNEQUAL;
+        return 0;
+    }
     int rc = tern_group_compare(a->group, b->group, result);
+    /* Intercommunicators: the weaker of the two groups' answers. */
+    int remote = MPI_IDENT;
+    if (!rc && a->remote)
+        rc = tern_group_compare(a->remote, b->remote, &remote);
+    if (!rc && remote != MPI_IDENT && *result != MPI_UNEQUAL)
+        *result = remote;
     if (!rc && *result == MPI_IDENT)
         *result = MPI_CONGRUENT;
     return rc;

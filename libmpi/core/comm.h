@@ -1,5 +1,6 @@
 /*
- * Communicators (intracommunicators; intercommunicators do not exist yet).
+ * Communicators: intracommunicators, and intercommunicators (intercomm.c),
+ * which add a remote group and an intracommunicator over their local group.
  *
  * A communicator is a group (whose world[] array comm->world points into),
  * this process's rank in it, its error handler, its name, its cached
@@ -57,6 +58,7 @@
 
 #include "collectives/signature.h"
 #include "libmpi/core/attr.h"
+#include "libmpi/core/group.h"
 
 struct tern_errhandler;
 struct tern_group;
@@ -100,7 +102,27 @@ struct tern_comm {
      * seq at index seq % TERN_COLL_RECENT, for the answers to inquiries
      * that come after a call completed (collectives/notice.h). */
     struct tern_coll_stamp coll_recent[TERN_COLL_RECENT];
+    /* An intercommunicator (intercomm.c): group, rank and size above are
+     * those of the local group; `remote` is the remote group, whose ranks
+     * point-to-point calls name, and `local` an intracommunicator over the
+     * local group for the library's own agreements. NULL both in an
+     * intracommunicator. */
+    struct tern_group *remote;
+    struct tern_comm *local;
 };
+
+/* The world rank of the process that rank r of c names in a send: r of the
+ * remote group of an intercommunicator, else of c's group. */
+static inline int tern_comm_peer(const struct tern_comm *c, int r)
+{
+    return c->remote ? c->remote->world[r] : c->world[r];
+}
+
+/* How many ranks a send or receive on c may name. */
+static inline int tern_comm_peers(const struct tern_comm *c)
+{
+    return c->remote ? c->remote->size : c->size;
+}
 
 /* Sets up the predefined communicators from the world rank and size. */
 int tern_comm_init(int world_rank, int world_size);
@@ -171,5 +193,21 @@ int tern_comm_create_group(struct tern_comm *parent, struct tern_group *g, int t
                            struct tern_comm **out);
 /* *result = MPI_IDENT, MPI_CONGRUENT, MPI_SIMILAR or MPI_UNEQUAL. */
 int tern_comm_compare(const struct tern_comm *a, const struct tern_comm *b, int *result);
+
+/* Intercommunicators (intercomm.c). MPI_Intercomm_create, collective over
+ * local (an intracommunicator); peer_comm, remote_leader, tag and
+ * leader_rc (the leader's verdict on those: an error there fails the call
+ * on every local member) matter on the local leader only. TERN_ECOMM if
+ * the two groups share a process. */
+int tern_intercomm_create(struct tern_comm *local, int local_leader,
+                          struct tern_comm *peer_comm, int remote_leader, int tag,
+                          int leader_rc, struct tern_comm **out);
+/* MPI_Intercomm_merge: the group whose members passed high = 0 comes
+ * first (the one whose rank 0 has the lower world rank when both passed
+ * the same). */
+int tern_intercomm_merge(struct tern_comm *inter, int high, struct tern_comm **out);
+/* The duplicate of an intercommunicator (new context ids, no attributes:
+ * tern_comm_dup copies those). */
+int tern_intercomm_dup(struct tern_comm *inter, struct tern_comm **out);
 
 #endif

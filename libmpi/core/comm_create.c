@@ -62,6 +62,8 @@ static int agree_ctx(const int *all, int n, int size, uint32_t *m)
 
 int tern_comm_dup_bare(struct tern_comm *parent, struct tern_comm **out)
 {
+    if (parent->remote)
+        return tern_intercomm_dup(parent, out);
     int mine = (int)tern_comm_next_ctx(), *all;
     uint32_t m;
     int rc = gather(parent, &mine, 1, &all);

@@ -477,7 +477,7 @@ int tern_p2p_isend(const void *buf, size_t count, const struct tern_dtype *dt,
     prepare_buffer(r, buf, count, dt);
     tern_request_hold_comm(r, comm);
     r->rank = dest;
-    r->peer = comm->world[dest];
+    r->peer = tern_comm_peer(comm, dest);
     r->as_rank = comm->rank;
     r->tag = tag;
     r->ctx = ctx;
