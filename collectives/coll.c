@@ -7,6 +7,7 @@
 
 #include "collectives/algo.h"
 #include "collectives/coll.h"
+#include "collectives/inter.h"
 #include "collectives/nodes.h"
 #include "collectives/notice.h"
 #include "collectives/shm.h"
@@ -19,8 +20,9 @@
  * may free them as soon as the call returns. */
 static void keep_objects(struct tern_sched *s, const struct tern_coll_args *a)
 {
-    /* The w forms have a type per rank, or per neighbour. */
-    int ns = a->comm->size, nr = ns;
+    /* The w forms have a type per rank (of the remote group on an
+     * intercommunicator), or per neighbour. */
+    int ns = tern_comm_peers(a->comm), nr = ns;
     if (a->kind == TERN_COLL_NEIGHBOR_ALLTOALLW)
         tern_topo_neighbors(a->comm->topo, a->rank, &nr, NULL, &ns, NULL);
     tern_sched_keep_dtype(s, a->sdt);
@@ -34,6 +36,10 @@ static void keep_objects(struct tern_sched *s, const struct tern_coll_args *a)
 
 int tern_coll_prepare(struct tern_comm *comm, enum tern_coll_kind kind)
 {
+    /* An intercommunicator's collectives (run_inter) need neither a host
+     * layout nor a shared-memory slot. */
+    if (comm->remote)
+        return 0;
     int shm_kind = kind == TERN_COLL_BARRIER || kind == TERN_COLL_BCAST ||
                    kind == TERN_COLL_REDUCE || kind == TERN_COLL_ALLREDUCE ||
                    kind == TERN_COLL_ALLGATHER || kind == TERN_COLL_ALLGATHERV;
@@ -42,8 +48,45 @@ int tern_coll_prepare(struct tern_comm *comm, enum tern_coll_kind kind)
     return shm_kind && tern_coll_shm_wanted(comm) ? tern_coll_shm_setup(comm) : 0;
 }
 
+/* A collective on an intercommunicator: its schedule runs on the
+ * communicator over both groups (inter.h), whose call numbers it takes. */
+static int run_inter(struct tern_coll_args *a, struct tern_request **req)
+{
+    int undefined;
+    tern_coll_builder *build = tern_coll_inter_builder(a->kind, &undefined);
+    if (!build)
+        return undefined ? TERN_ECOMM : TERN_ENOTSUP;
+    struct tern_comm *both = a->comm->both;
+    a->size = a->comm->size;
+    a->rank = a->comm->rank;
+    a->stamp.seq = both->coll_seq;
+    a->stamp.tag = (int)(a->stamp.seq & TERN_COLL_SEQ_MASK) |
+                   tern_coll_signature_of(a->kind, 0, 0);
+    a->stamp.root = 0;
+    if (req) {
+        struct tern_sched *s = tern_sched_new(both);
+        if (!s)
+            return TERN_ENOMEM;
+        keep_objects(s, a);
+        s->call = a->call;
+        tern_sched_sign(s, &a->stamp);
+        build(s, a);
+        return tern_sched_start(s, req);
+    }
+    struct tern_sched s;
+    tern_sched_init(&s, both);
+    s.call = a->call;
+    tern_sched_sign(&s, &a->stamp);
+    build(&s, a);
+    int rc = tern_sched_start(&s, NULL);
+    both->coll_seq++;
+    return rc;
+}
+
 static int run(struct tern_coll_args *a, struct tern_request **req)
 {
+    if (a->comm->remote)
+        return run_inter(a, req);
     /* Every rank must choose the same algorithm, and the choice reads the
      * communicator's host layout: a rank that cannot compute it (out of
      * memory) fails the call instead of choosing unlike the others, which

@@ -32,7 +32,7 @@ static int all_blocks(const char *fn, enum tern_coll_kind kind, const void *sbuf
     tern_api_coll_init(&x, kind, sbuf, rbuf, 0);
     struct tern_coll_args *a = &x.a;
     int rc = tern_api_coll_begin(comm, req, &a->comm);
-    int p = rc ? 0 : a->comm->size;
+    int p = rc ? 0 : tern_comm_peers(a->comm);
     int sblocks = kind == TERN_COLL_ALLTOALL ? p : 1;
     if (!rc && sbuf != MPI_IN_PLACE) {
         rc = tern_check_coll_side(sbuf, scount, sblocks, stype, "send", &a->sdt);
@@ -146,7 +146,8 @@ static int allgatherv(const char *fn, const void *sbuf, MPI_Count scount, MPI_Da
         rc = tern_check_coll_vside(&x, rbuf, "recv", rcounts, displs, "displs", rtype,
                                    &a->rcounts, &a->rdispls, &a->rdt, &total);
     if (!rc) {
-        a->rcount = a->rcounts[a->comm->rank];
+        /* In place, this rank's block is its input (intracommunicators only). */
+        a->rcount = a->comm->remote ? 0 : a->rcounts[a->comm->rank];
         rc = tern_check_alias(sbuf, bytes(a->scount, a->sdt), rbuf, bytes(total, a->rdt));
     }
     return tern_api_coll_run(fn, &x, rc, req);

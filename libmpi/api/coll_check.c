@@ -18,19 +18,23 @@ int tern_api_coll_begin(MPI_Comm comm, MPI_Request *req, struct tern_comm **c)
     int rc = tern_check_init();
     if (!rc)
         rc = tern_check_comm(comm, c);
-    if (!rc)
-        rc = tern_check_intra(*c);
     if (!rc && req != TERN_API_BLOCKING)
         rc = tern_check_ptr(req, "request");
     return rc;
 }
 
 /* Says what an error of a started collective means for the user. */
-static void explain(const char *fn, int rc)
+static void explain(const char *fn, const struct tern_coll_args *a, int rc)
 {
     if (rc == TERN_ETRUNCATE)
         tern_api_detail("ranks disagree on the message size: they passed different "
                         "counts or datatypes to the collective (message truncated)");
+    else if (rc == TERN_ENOTSUP && a->comm->remote)
+        tern_api_detail("%s on an intercommunicator (%s) is not implemented in this "
+                        "version of Tern", fn, tern_comm_label(a->comm));
+    else if (rc == TERN_ECOMM && a->comm->remote)
+        tern_api_detail("%s is not defined on an intercommunicator (%s)", fn,
+                        tern_comm_label(a->comm));
     else if (rc == TERN_ENOTSUP)
         tern_api_detail("%s is not implemented in this version of Tern "
                         "(no algorithm for it yet)", fn);
@@ -41,7 +45,7 @@ int tern_api_coll_start(const char *fn, struct tern_coll_args *a, struct tern_re
     if (!a->call)
         a->call = fn;
     int rc = tern_coll_run(a, r);
-    explain(fn, rc);
+    explain(fn, a, rc);
     return rc;
 }
 
@@ -63,6 +67,11 @@ int tern_api_coll_run(const char *fn, struct tern_api_coll *x, int rc, MPI_Reque
 {
     struct tern_request *r = NULL;
     x->a.call = fn;
+    if (!rc && x->a.comm->remote && (x->a.sbuf == MPI_IN_PLACE || x->a.rbuf == MPI_IN_PLACE)) {
+        tern_api_detail("MPI_IN_PLACE on an intercommunicator: the standard has no in-place "
+                        "form of the collectives there");
+        rc = TERN_EBUFFER;
+    }
     if (!rc && req != TERN_API_BLOCKING && persistent(fn))
         rc = tern_api_coll_persist(x, &r);
     else if (!rc)
@@ -79,10 +88,27 @@ int tern_api_coll_run(const char *fn, struct tern_api_coll *x, int rc, MPI_Reque
 
 int tern_check_root(const struct tern_comm *c, int root)
 {
-    if (root >= 0 && root < c->size)
+    if (root >= 0 && root < tern_comm_peers(c))
         return 0;
-    tern_api_detail("invalid root %d: %s has ranks 0 to %d", root, c->name, c->size - 1);
+    if (c->remote && (root == MPI_ROOT || root == MPI_PROC_NULL))
+        return 0;
+    if (c->remote)
+        tern_api_detail("invalid root %d: on an intercommunicator the root passes MPI_ROOT, "
+                        "the rest of its group MPI_PROC_NULL, and the other group the root's "
+                        "rank in it, 0 to %d", root, c->remote->size - 1);
+    else
+        tern_api_detail("invalid root %d: %s has ranks 0 to %d", root, c->name, c->size - 1);
     return TERN_EROOT;
+}
+
+int tern_api_coll_is_root(const struct tern_comm *c, int root)
+{
+    return c->remote ? root == MPI_ROOT : c->rank == root;
+}
+
+int tern_api_coll_sends_to_root(const struct tern_comm *c, int root)
+{
+    return c->remote ? root >= 0 : 1;
 }
 
 int tern_check_coll_count(MPI_Count count, const char *name)
@@ -156,10 +182,11 @@ int tern_check_coll_side(const void *buf, MPI_Count count, int nblocks, MPI_Data
     return check_side_slow(buf, count, nblocks, type, prefix, dt);
 }
 
-/* Entries of the count arrays of a v or w form. */
+/* Entries of the count arrays of a v or w form: one per rank, of the
+ * remote group on an intercommunicator. */
 static int nblocks(const struct tern_api_coll *x)
 {
-    return x->nblocks_set ? x->nblocks : x->a.comm->size;
+    return x->nblocks_set ? x->nblocks : tern_comm_peers(x->a.comm);
 }
 
 int tern_check_coll_vside(struct tern_api_coll *x, const void *buf, const char *prefix,
@@ -228,10 +255,14 @@ int tern_check_not_in_place(const void *buf, const char *name, const char *rule)
 int tern_check_in_place_root(const void *buf, const char *name,
                              const struct tern_comm *c, int root)
 {
-    if (buf != MPI_IN_PLACE || c->rank == root)
+    if (buf != MPI_IN_PLACE || (!c->remote && c->rank == root))
         return 0;
-    tern_api_detail("invalid %s MPI_IN_PLACE: only the root (rank %d) may pass it, "
-                    "and this is rank %d", name, root, c->rank);
+    if (c->remote)
+        tern_api_detail("invalid %s MPI_IN_PLACE: the standard has no in-place form of the "
+                        "collectives on an intercommunicator", name);
+    else
+        tern_api_detail("invalid %s MPI_IN_PLACE: only the root (rank %d) may pass it, "
+                        "and this is rank %d", name, root, c->rank);
     return TERN_EBUFFER;
 }
 

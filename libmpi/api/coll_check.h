@@ -110,8 +110,16 @@ int tern_api_coll_info(const char *fn, MPI_Comm comm, MPI_Info info);
  * communicator, datatypes and op. */
 int tern_api_coll_persist(struct tern_api_coll *x, struct tern_request **r);
 
-/* root in [0, size). */
+/* root in [0, size); on an intercommunicator also MPI_ROOT and
+ * MPI_PROC_NULL, and [0, size of the remote group). */
 int tern_check_root(const struct tern_comm *c, int root);
+/* Whether this rank is the root of a rooted collective (on an
+ * intercommunicator: it passed MPI_ROOT). */
+int tern_api_coll_is_root(const struct tern_comm *c, int root);
+/* Whether this rank's own block goes to the root (gather) or comes from it
+ * (scatter): every rank of an intracommunicator, the other group's on an
+ * intercommunicator. */
+int tern_api_coll_sends_to_root(const struct tern_comm *c, int root);
 
 /* A count argument: >= 0. `name` is the argument ("sendcount"). */
 int tern_check_coll_count(MPI_Count count, const char *name);

@@ -46,15 +46,17 @@ static int buf_error(const struct tern_coll_args *a, const struct counts_from *f
 }
 
 /* The input and result buffers of one rank: sendbuf holds a->scount
- * elements unless it is MPI_IN_PLACE, recvbuf a->rcount if it is
- * significant here. Good calls format no text. */
-static int reduce_bufs(const struct tern_coll_args *a, int significant,
+ * elements unless it is MPI_IN_PLACE, if it is significant here (`input`:
+ * not at the root's group of a Reduce on an intercommunicator), recvbuf
+ * a->rcount if it is. Good calls format no text. */
+static int reduce_bufs(const struct tern_coll_args *a, int input, int significant,
                        const struct counts_from *f)
 {
     int rc = 0;
     if (a->kind == TERN_COLL_REDUCE)
         rc = tern_check_in_place_root(a->sbuf, "sendbuf", a->comm, a->root);
-    if (!rc && a->sbuf != MPI_IN_PLACE && !tern_coll_buf_ok(a->sbuf, a->scount, a->sdt))
+    if (!rc && input && a->sbuf != MPI_IN_PLACE &&
+        !tern_coll_buf_ok(a->sbuf, a->scount, a->sdt))
         rc = buf_error(a, f, 0);
     if (!significant || rc)
         return rc;
@@ -99,7 +101,9 @@ static int reduce_like(const char *fn, enum tern_coll_kind kind, const void *sbu
         a->rdt = a->sdt;
         a->scount = (size_t)count * (size_t)nblocks;
         a->rcount = (size_t)count;
-        rc = reduce_bufs(a, kind != TERN_COLL_REDUCE || a->comm->rank == root, &f);
+        int reduce = kind == TERN_COLL_REDUCE;
+        rc = reduce_bufs(a, !reduce || tern_api_coll_sends_to_root(a->comm, root),
+                         !reduce || tern_api_coll_is_root(a->comm, root), &f);
     }
     return tern_api_coll_run(fn, &x, rc, req);
 }
@@ -316,7 +320,7 @@ static int reduce_scatter(const char *fn, const void *sbuf, void *rbuf,
         a->rdt = a->sdt;
         a->scount = total;
         a->rcount = a->rcounts[a->comm->rank];
-        rc = reduce_bufs(a, 1, &f);
+        rc = reduce_bufs(a, 1, 1, &f);
     }
     return tern_api_coll_run(fn, &x, rc, req);
 }

@@ -47,8 +47,10 @@ static int bcast(const char *fn, void *buf, MPI_Count count, MPI_Datatype type, 
     if (!rc)
         rc = tern_check_coll_type(type, "datatype", &a->rdt);
     /* The text is for the error message only: format it when the check
-     * fails (snprintf took a quarter of an 8-byte MPI_Bcast). */
-    if (!rc && !tern_coll_buf_ok(buf, (size_t)count, a->rdt)) {
+     * fails (snprintf took a quarter of an 8-byte MPI_Bcast). The buffer
+     * of a rank that takes no part (MPI_PROC_NULL on an intercommunicator)
+     * is not looked at. */
+    if (!rc && root != MPI_PROC_NULL && !tern_coll_buf_ok(buf, (size_t)count, a->rdt)) {
         char why[64];
         snprintf(why, sizeof(why), "count %lld", (long long)count);
         rc = tern_check_coll_buf(buf, "buffer", (size_t)count, a->rdt, why);
@@ -97,11 +99,16 @@ int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int 
 
 /* Gather and Gatherv ---------------------------------------------------- */
 
-/* This rank's block; the root may send in place. */
+/* This rank's block; the root may send in place. On an intercommunicator
+ * only the other group sends. */
 static int gather_send(struct tern_coll_args *a, MPI_Count scount, MPI_Datatype stype)
 {
     if (a->sbuf == MPI_IN_PLACE)
         return tern_check_in_place_root(a->sbuf, "sendbuf", a->comm, a->root);
+    if (!tern_api_coll_sends_to_root(a->comm, a->root)) {
+        unused_side(scount, stype, &a->scount, &a->sdt);
+        return 0;
+    }
     int rc = tern_check_coll_side(a->sbuf, scount, 1, stype, "send", &a->sdt);
     a->scount = rc ? 0 : (size_t)scount;
     return rc;
@@ -119,17 +126,17 @@ static int gather(const char *fn, const void *sbuf, MPI_Count scount, MPI_Dataty
         rc = tern_check_root(a->comm, root);
     if (!rc)
         rc = gather_send(a, scount, stype);
-    if (rc || a->comm->rank != root) {
+    if (rc || !tern_api_coll_is_root(a->comm, root)) {
         unused_side(rcount, rtype, &a->rcount, &a->rdt);
         return tern_api_coll_run(fn, &x, rc, req);
     }
     rc = tern_check_not_in_place(rbuf, "recvbuf", "only the root's sendbuf may be MPI_IN_PLACE");
     if (!rc)
-        rc = tern_check_coll_side(rbuf, rcount, a->comm->size, rtype, "recv", &a->rdt);
+        rc = tern_check_coll_side(rbuf, rcount, tern_comm_peers(a->comm), rtype, "recv", &a->rdt);
     a->rcount = rc ? 0 : (size_t)rcount;
     if (!rc)
         rc = tern_check_alias(sbuf, bytes(a->scount, a->sdt), rbuf,
-                              bytes(a->rcount * (size_t)a->comm->size, a->rdt));
+                              bytes(a->rcount * (size_t)tern_comm_peers(a->comm), a->rdt));
     return tern_api_coll_run(fn, &x, rc, req);
 }
 
@@ -183,7 +190,7 @@ static int gatherv(const char *fn, const void *sbuf, MPI_Count scount, MPI_Datat
         rc = tern_check_root(a->comm, root);
     if (!rc)
         rc = gather_send(a, scount, stype);
-    if (rc || a->comm->rank != root) {
+    if (rc || !tern_api_coll_is_root(a->comm, root)) {
         a->rdt = tern_dtype_get(rtype);
         return tern_api_coll_run(fn, &x, rc, req);
     }
@@ -237,11 +244,16 @@ int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
 
 /* Scatter and Scatterv --------------------------------------------------- */
 
-/* This rank's block; the root may keep its own block in place. */
+/* This rank's block; the root may keep its own block in place. On an
+ * intercommunicator only the other group receives. */
 static int scatter_recv(struct tern_coll_args *a, MPI_Count rcount, MPI_Datatype rtype)
 {
     if (a->rbuf == MPI_IN_PLACE)
         return tern_check_in_place_root(a->rbuf, "recvbuf", a->comm, a->root);
+    if (!tern_api_coll_sends_to_root(a->comm, a->root)) {
+        unused_side(rcount, rtype, &a->rcount, &a->rdt);
+        return 0;
+    }
     int rc = tern_check_coll_side(a->rbuf, rcount, 1, rtype, "recv", &a->rdt);
     a->rcount = rc ? 0 : (size_t)rcount;
     return rc;
@@ -259,16 +271,16 @@ static int scatter(const char *fn, const void *sbuf, MPI_Count scount, MPI_Datat
         rc = tern_check_root(a->comm, root);
     if (!rc)
         rc = scatter_recv(a, rcount, rtype);
-    if (rc || a->comm->rank != root) {
+    if (rc || !tern_api_coll_is_root(a->comm, root)) {
         unused_side(scount, stype, &a->scount, &a->sdt);
         return tern_api_coll_run(fn, &x, rc, req);
     }
     rc = tern_check_not_in_place(sbuf, "sendbuf", "only the root's recvbuf may be MPI_IN_PLACE");
     if (!rc)
-        rc = tern_check_coll_side(sbuf, scount, a->comm->size, stype, "send", &a->sdt);
+        rc = tern_check_coll_side(sbuf, scount, tern_comm_peers(a->comm), stype, "send", &a->sdt);
     a->scount = rc ? 0 : (size_t)scount;
     if (!rc)
-        rc = tern_check_alias(sbuf, bytes(a->scount * (size_t)a->comm->size, a->sdt), rbuf,
+        rc = tern_check_alias(sbuf, bytes(a->scount * (size_t)tern_comm_peers(a->comm), a->sdt), rbuf,
                               bytes(a->rcount, a->rdt));
     return tern_api_coll_run(fn, &x, rc, req);
 }
@@ -324,7 +336,7 @@ static int scatterv(const char *fn, const void *sbuf, struct tern_api_array scou
         rc = tern_check_root(a->comm, root);
     if (!rc)
         rc = scatter_recv(a, rcount, rtype);
-    if (rc || a->comm->rank != root) {
+    if (rc || !tern_api_coll_is_root(a->comm, root)) {
         a->sdt = tern_dtype_get(stype);
         return tern_api_coll_run(fn, &x, rc, req);
     }

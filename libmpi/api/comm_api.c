@@ -2,8 +2,9 @@
  * Communicator management: queries (rank, size, name, group, compare), the
  * constructors (dup, split, split_type, create, create_group) and
  * MPI_Comm_free, and the remote side of an intercommunicator
- * (intercomm_api.c creates and merges them). Of the constructors only
- * MPI_Comm_dup takes an intercommunicator so far (tern_check_intra).
+ * (intercomm_api.c creates and merges them). MPI_Comm_dup, MPI_Comm_split
+ * and MPI_Comm_create take an intercommunicator too; the other
+ * constructors not yet (tern_check_intra).
  * Attribute calls are in attr_api.c.
  */
 #include <stdio.h>
@@ -23,16 +24,21 @@ int tern_check_info(MPI_Info info)
     return TERN_EINFO;
 }
 
-int tern_check_comm_ctor(MPI_Comm comm, struct tern_comm **c, const void *newcomm)
+/* The constructor checks, intercommunicators allowed. */
+static int check_ctor_any(MPI_Comm comm, struct tern_comm **c, const void *newcomm)
 {
     int rc = tern_check_init();
     if (!rc)
         rc = tern_check_comm(comm, c);
     if (!rc)
-        rc = tern_check_intra(*c);
-    if (!rc)
         rc = tern_check_ptr(newcomm, "newcomm");
     return rc;
+}
+
+int tern_check_comm_ctor(MPI_Comm comm, struct tern_comm **c, const void *newcomm)
+{
+    int rc = check_ctor_any(comm, c, newcomm);
+    return rc ? rc : tern_check_intra(*c);
 }
 
 /* Hands a new communicator (or none) to the user. */
@@ -109,13 +115,8 @@ static int dup_common(const char *fn, MPI_Comm comm, MPI_Info info, MPI_Comm *ne
                       int is_nb, MPI_Request *request)
 {
     struct tern_comm *c = NULL, *nc = NULL;
-    int rc = tern_check_init();
-    if (!rc)
-        rc = tern_check_comm(comm, &c);
-    if (!rc && is_nb)
-        rc = tern_check_intra(c);
-    if (!rc)
-        rc = tern_check_ptr(newcomm, "newcomm");
+    int rc = is_nb ? tern_check_comm_ctor(comm, &c, newcomm)
+                   : check_ctor_any(comm, &c, newcomm);
     if (!rc)
         rc = tern_check_info(info);
     if (!rc && is_nb)
@@ -165,7 +166,7 @@ int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MP
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     struct tern_comm *c = NULL, *nc = NULL;
-    int rc = tern_check_comm_ctor(comm, &c, newcomm);
+    int rc = check_ctor_any(comm, &c, newcomm);
     if (!rc && color < 0 && color != MPI_UNDEFINED) {
         tern_api_detail("invalid color %d: colors are >= 0, or MPI_UNDEFINED", color);
         rc = TERN_EARG;
@@ -218,7 +219,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     struct tern_comm *c = NULL, *nc = NULL;
     struct tern_group *g;
-    int rc = tern_check_comm_ctor(comm, &c, newcomm);
+    int rc = check_ctor_any(comm, &c, newcomm);
     if (!rc)
         rc = tern_check_group(group, &g);
     if (!rc)

@@ -86,10 +86,12 @@ static void destroy(struct tern_comm *c)
     tern_topo_free(c->topo);
     if (c->remote)
         tern_group_release(c->remote);
-    /* An intercommunicator's own local one (at MPI_Finalize, destroyed as
-     * one of the live ones). */
+    /* An intercommunicator's own intracommunicators (at MPI_Finalize,
+     * destroyed as live ones). */
     if (c->local && !finalizing)
         tern_comm_discard(c->local);
+    if (c->both && !finalizing)
+        tern_comm_discard(c->both);
     c->magic = TERN_MAGIC_DEAD;
     tern_obj_remove(c);
     free(c);

@@ -104,11 +104,13 @@ struct tern_comm {
     struct tern_coll_stamp coll_recent[TERN_COLL_RECENT];
     /* An intercommunicator (intercomm.c): group, rank and size above are
      * those of the local group; `remote` is the remote group, whose ranks
-     * point-to-point calls name, and `local` an intracommunicator over the
-     * local group for the library's own agreements. NULL both in an
+     * point-to-point calls name, `local` an intracommunicator over the
+     * local group for the library's own agreements, and `both` one over
+     * both groups (the group whose rank 0 has the lower world rank
+     * first), on which its collective calls run. NULL all three in an
      * intracommunicator. */
     struct tern_group *remote;
-    struct tern_comm *local;
+    struct tern_comm *local, *both;
 };
 
 /* The world rank of the process that rank r of c names in a send: r of the
@@ -209,5 +211,10 @@ int tern_intercomm_merge(struct tern_comm *inter, int high, struct tern_comm **o
 /* The duplicate of an intercommunicator (new context ids, no attributes:
  * tern_comm_dup copies those). */
 int tern_intercomm_dup(struct tern_comm *inter, struct tern_comm **out);
+/* MPI_Comm_split and MPI_Comm_create of an intercommunicator (g: a group
+ * of the local group's processes); *out NULL for MPI_COMM_NULL. */
+int tern_intercomm_split(struct tern_comm *inter, int color, int key, struct tern_comm **out);
+int tern_intercomm_create_from(struct tern_comm *inter, const struct tern_group *g,
+                               struct tern_comm **out);
 
 #endif

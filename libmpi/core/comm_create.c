@@ -136,6 +136,8 @@ static int build_split(struct tern_comm *parent, const int *all, uint32_t m,
 int tern_comm_split(struct tern_comm *parent, int color, int key,
                     struct tern_comm **out)
 {
+    if (parent->remote)
+        return tern_intercomm_split(parent, color, key, out);
     int mine[3] = { (int)tern_comm_next_ctx(), color, key }, *all;
     uint32_t m;
     *out = NULL;
@@ -178,6 +180,8 @@ int tern_comm_split_type(struct tern_comm *parent, int type, int key,
 int tern_comm_create(struct tern_comm *parent, struct tern_group *g,
                      struct tern_comm **out)
 {
+    if (parent->remote)
+        return tern_intercomm_create_from(parent, g, out);
     int mine = (int)tern_comm_next_ctx(), *all;
     uint32_t m;
     *out = NULL;

@@ -6,16 +6,20 @@
  * those of its local group, with the remote group beside them: a send or
  * receive names a rank of the remote group (tern_comm_peer), and the
  * envelope carries the sender's rank in its own group, which is the rank
- * the receiver's remote group gives it. It also keeps an intracommunicator
- * over the local group (`local`), over which its own agreements run.
+ * the receiver's remote group gives it. It also keeps two
+ * intracommunicators: one over the local group (`local`), over which its
+ * own agreements run, and one over both groups (`both`: the group whose
+ * rank 0 has the lower world rank first), on which its collective calls
+ * run (collectives/inter.h).
  *
  * Context ids (comm.h): both groups must receive on ids that none of their
  * communicators ever had. Each group finds the largest next_ctx of its
  * members (an allreduce over the local intracommunicator), the two
  * leaders swap theirs, and M is the larger: the intercommunicator takes M,
- * M + 1 and M + 2, its local intracommunicator M + 3 to M + 5. The two
- * groups' local intracommunicators share ids, which is harmless: their
- * members differ (comm.h says why that suffices).
+ * M + 1 and M + 2, its local intracommunicator M + 3 to M + 5 and the one
+ * over both groups M + 6 to M + 8. The two groups' local
+ * intracommunicators share ids, which is harmless: their members differ
+ * (comm.h says why that suffices).
  *
  * The leaders talk over the peer communicator with the user's tag for
  * MPI_Intercomm_create, and over the intercommunicator's collective
@@ -23,9 +27,17 @@
  * number. Cost: an allreduce and a broadcast within each group and one
  * exchange between the leaders; MPI_Intercomm_create swaps the groups'
  * members too (one more exchange and broadcast of a group's size).
+ *
+ * MPI_Comm_split and MPI_Comm_create of an intercommunicator gather every
+ * process's next_ctx, color and key over the communicator over both
+ * groups, as comm_create.c does over a parent: each side of a new
+ * intercommunicator is the side's processes with one color, by key and
+ * then rank; a color that one side lacks gives MPI_COMM_NULL.
  */
 #include <stdlib.h>
 #include <string.h>
+
+#include <mpi.h>
 
 #include "collectives/coll.h"
 #include "libmpi/core/comm.h"
@@ -106,26 +118,58 @@ static int agree(struct tern_comm *local, int leader, const struct link *l,
     if (rc)
         return rc;
     *m = (uint32_t)(mine->next_ctx > theirs->next_ctx ? mine->next_ctx : theirs->next_ctx);
-    rc = tern_comm_take_ctx(*m);
-    return rc ? rc : tern_comm_take_ctx(*m + TERN_CTX_STEP);
+    for (int k = 0; k < 3 && !rc; k++)
+        rc = tern_comm_take_ctx(*m + (uint32_t)k * TERN_CTX_STEP);
+    return rc;
+}
+
+/* The group of both sides' members, the one whose rank 0 has the lower
+ * world rank first unless `first` says which (1: a). */
+static int both_groups(const struct tern_group *a, const struct tern_group *b, int first,
+                       struct tern_group **out)
+{
+    if (first < 0)
+        first = a->world[0] < b->world[0];
+    if (!first) {
+        const struct tern_group *t = a;
+        a = b;
+        b = t;
+    }
+    int *world = malloc(sizeof(int) * ((size_t)a->size + (size_t)b->size));
+    if (!world)
+        return TERN_ENOMEM;
+    memcpy(world, a->world, sizeof(int) * (size_t)a->size);
+    memcpy(world + a->size, b->world, sizeof(int) * (size_t)b->size);
+    int rc = tern_group_from_world(a->size + b->size, world, out);
+    free(world);
+    return rc;
 }
 
 /* The intercommunicator over group g (local) and remote with ids m to
- * m + 5, the parent's error handler. */
+ * m + 8, the parent's error handler. */
 static int build(const struct tern_comm *parent, struct tern_group *g,
                  struct tern_group *remote, uint32_t m, struct tern_comm **out)
 {
-    struct tern_comm *c, *local;
-    int rc = tern_comm_new(parent, g, m, &c);
+    struct tern_comm *c;
+    struct tern_group *all;
+    int rc = both_groups(g, remote, -1, &all);
     if (rc)
         return rc;
-    if ((rc = tern_comm_new(parent, g, m + TERN_CTX_STEP, &local))) {
-        tern_comm_discard(c);
+    if ((rc = tern_comm_new(parent, g, m, &c))) {
+        tern_group_release(all);
         return rc;
     }
     tern_group_retain(remote);
     c->remote = remote;
-    c->local = local;
+    /* Discarding c discards these too (comm.c). */
+    rc = tern_comm_new(parent, g, m + TERN_CTX_STEP, &c->local);
+    if (!rc)
+        rc = tern_comm_new(parent, all, m + 2 * TERN_CTX_STEP, &c->both);
+    tern_group_release(all);
+    if (rc) {
+        tern_comm_discard(c);
+        return rc;
+    }
     *out = c;
     return 0;
 }
@@ -193,22 +237,10 @@ int tern_intercomm_merge(struct tern_comm *inter, int high, struct tern_comm **o
     int rc = agree_over(inter, &mine, &theirs, &m);
     if (rc)
         return rc;
-    const struct tern_group *a = inter->group, *b = inter->remote;
     /* Both sides order the groups alike: by high, else by their rank 0. */
-    int local_first = mine.high != theirs.high ? !mine.high : a->world[0] < b->world[0];
-    if (!local_first) {
-        const struct tern_group *t = a;
-        a = b;
-        b = t;
-    }
-    int *world = malloc(sizeof(int) * ((size_t)a->size + (size_t)b->size));
-    if (!world)
-        return TERN_ENOMEM;
-    memcpy(world, a->world, sizeof(int) * (size_t)a->size);
-    memcpy(world + a->size, b->world, sizeof(int) * (size_t)b->size);
     struct tern_group *g;
-    rc = tern_group_from_world(a->size + b->size, world, &g);
-    free(world);
+    rc = both_groups(inter->group, inter->remote,
+                     mine.high != theirs.high ? !mine.high : -1, &g);
     if (rc)
         return rc;
     rc = tern_comm_new(inter, g, m, out);
@@ -222,4 +254,84 @@ int tern_intercomm_dup(struct tern_comm *inter, struct tern_comm **out)
     uint32_t m;
     int rc = agree_over(inter, &mine, &theirs, &m);
     return rc ? rc : build(inter, inter->group, inter->remote, m, out);
+}
+
+/* A process of one side of a split: its key, its rank in its group, its
+ * world rank. */
+struct member {
+    int key, rank, world;
+};
+
+static int by_key_then_rank(const void *pa, const void *pb)
+{
+    const struct member *a = pa, *b = pb;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return a->rank < b->rank ? -1 : a->rank > b->rank;
+}
+
+/* The group of the processes of one side (`local`: this process's) that
+ * gave `color`, from the gathered records (next_ctx, color, key, rank in
+ * its group) of the communicator over both groups; NULL (and 0) when
+ * there is none. */
+static int side_group(const struct tern_comm *inter, const int *all, int color, int local,
+                      struct tern_group **out)
+{
+    const struct tern_comm *both = inter->both;
+    int local_first = both->world[0] == inter->world[0], n = 0;
+    struct member *mem = malloc(sizeof(*mem) * (size_t)both->size);
+    int *world = malloc(sizeof(int) * (size_t)both->size);
+    int rc = mem && world ? 0 : TERN_ENOMEM;
+    for (int i = 0; !rc && i < both->size; i++) {
+        int is_local = local_first ? i < inter->size : i >= inter->remote->size;
+        if (is_local == local && all[4 * i + 1] == color)
+            mem[n++] = (struct member){ all[4 * i + 2], all[4 * i + 3], both->world[i] };
+    }
+    *out = NULL;
+    if (!rc && n > 0) {
+        qsort(mem, (size_t)n, sizeof(*mem), by_key_then_rank);
+        for (int k = 0; k < n; k++)
+            world[k] = mem[k].world;
+        rc = tern_group_from_world(n, world, out);
+    }
+    free(mem);
+    free(world);
+    return rc;
+}
+
+int tern_intercomm_split(struct tern_comm *inter, int color, int key, struct tern_comm **out)
+{
+    const struct tern_dtype *dt = tern_dtype_get(MPI_INT);
+    int mine[4] = { (int)tern_comm_next_ctx(), color, key, inter->rank };
+    int *all = malloc(sizeof(int) * 4 * (size_t)inter->both->size);
+    *out = NULL;
+    if (!all)
+        return TERN_ENOMEM;
+    int rc = tern_coll_allgather(mine, 4, dt, all, 4, dt, inter->both);
+    uint32_t m = 0;
+    for (int i = 0; !rc && i < inter->both->size; i++)
+        if ((uint32_t)all[4 * i] > m)
+            m = (uint32_t)all[4 * i];
+    for (int k = 0; k < 3 && !rc; k++)
+        rc = tern_comm_take_ctx(m + (uint32_t)k * TERN_CTX_STEP);
+    struct tern_group *lg = NULL, *rg = NULL;
+    if (!rc && color != MPI_UNDEFINED)
+        rc = side_group(inter, all, color, 1, &lg);
+    if (!rc && lg)
+        rc = side_group(inter, all, color, 0, &rg);
+    free(all);
+    if (!rc && lg && rg)
+        rc = build(inter, lg, rg, m, out);
+    if (lg)
+        tern_group_release(lg);
+    if (rg)
+        tern_group_release(rg);
+    return rc;
+}
+
+int tern_intercomm_create_from(struct tern_comm *inter, const struct tern_group *g,
+                               struct tern_comm **out)
+{
+    int in = g->rank != MPI_UNDEFINED;
+    return tern_intercomm_split(inter, in ? 0 : MPI_UNDEFINED, in ? g->rank : 0, out);
 }

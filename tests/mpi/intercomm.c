@@ -16,9 +16,18 @@
  *    merged communicator works for collectives.
  *  - Two intercommunicators made one after the other, with different tags,
  *    and one over a merged communicator as the peer.
- *  - What Tern does not do on an intercommunicator (collectives,
- *    MPI_Comm_split) is MPI_ERR_UNSUPPORTED_OPERATION; MPI_Intercomm_merge
- *    of an intracommunicator is MPI_ERR_COMM.
+ *  - Collectives, blocking, nonblocking and persistent, with the standard's meaning
+ *    there (collectives/inter.h): Barrier; Bcast, Reduce, Gather(v) and
+ *    Scatter(v) from a root in each group in turn (MPI_ROOT, MPI_PROC_NULL
+ *    and the remote rank); Allreduce, Allgather(v), Alltoall(v, w), each
+ *    Reduce_scatter(_block), each group getting the other's data.
+ *  - MPI_Comm_split (a color one side lacks gives MPI_COMM_NULL) and
+ *    MPI_Comm_create of an intercommunicator.
+ *  - What Tern does not do on an intercommunicator (MPI_Comm_idup) is
+ *    MPI_ERR_UNSUPPORTED_OPERATION; MPI_Scan, which the
+ *    standard does not define there, MPI_ERR_COMM; MPI_IN_PLACE
+ *    MPI_ERR_BUFFER; MPI_Intercomm_merge of an intracommunicator
+ *    MPI_ERR_COMM.
  *
  * Needs 2 ranks at least (on 1 it only checks MPI_Comm_test_inter).
  * Uses only the standard MPI API.
@@ -167,17 +176,244 @@ static MPI_Comm merge(MPI_Comm inter, int high, int first_color)
     return merged;
 }
 
+/* The root argument of a rooted collective whose root is rank r of the
+ * group of parity c. */
+static int root_arg(int c, int r)
+{
+    return c != color ? r : lrank == r ? MPI_ROOT : MPI_PROC_NULL;
+}
+
+static void rooted(MPI_Comm inter, int c, int r)
+{
+    int root = root_arg(c, r), n = nremote, from = world_of(c, r);
+    int buf[3] = { -1, -1, -1 }, mine[3], *all = tt_malloc(sizeof(int) * 3 * (size_t)(n + 1));
+    int counts[64], displs[64];
+    for (int k = 0; k < 3; k++)
+        mine[k] = tt_rank * 10 + k;
+    /* Bcast */
+    if (root == MPI_ROOT)
+        memcpy(buf, mine, sizeof mine);
+    TT_MPI(MPI_Bcast(buf, 3, MPI_INT, root, inter));
+    if (c != color)
+        for (int k = 0; k < 3; k++)
+            TT_EQ("MPI_Bcast on an intercommunicator", from * 10 + k, buf[k]);
+    /* Reduce: the root gets the sum over the other group. */
+    TT_MPI(MPI_Reduce(mine, buf, 3, MPI_INT, MPI_SUM, root, inter));
+    if (root == MPI_ROOT)
+        for (int k = 0; k < 3; k++) {
+            int want = 0;
+            for (int j = 0; j < n; j++)
+                want += world_of(!color, j) * 10 + k;
+            TT_EQ("MPI_Reduce on an intercommunicator", want, buf[k]);
+        }
+    /* Gather and Gatherv (remote rank j sends j % 3 + 1 ints, stored in
+     * reverse order of ranks). */
+    TT_MPI(MPI_Gather(mine, 2, MPI_INT, all, 2, MPI_INT, root, inter));
+    if (root == MPI_ROOT)
+        for (int j = 0; j < n; j++)
+            TT_EQ("MPI_Gather on an intercommunicator", world_of(!color, j) * 10 + 1,
+                  all[2 * j + 1]);
+    int at = 0;
+    for (int j = n - 1; j >= 0; j--) {
+        counts[j] = j % 3 + 1;
+        displs[j] = at;
+        at += counts[j];
+    }
+    TT_MPI(MPI_Gatherv(mine, lrank % 3 + 1, MPI_INT, all, counts, displs, MPI_INT, root,
+                       inter));
+    if (root == MPI_ROOT)
+        for (int j = 0; j < n; j++)
+            TT_EQ("MPI_Gatherv on an intercommunicator", world_of(!color, j) * 10 + j % 3,
+                  all[displs[j] + j % 3]);
+    /* Scatter and Scatterv: block j is 100 j + world rank of the root. */
+    if (root == MPI_ROOT)
+        for (int j = 0; j < n; j++)
+            all[j] = 100 * j + tt_rank;
+    buf[0] = -1;
+    TT_MPI(MPI_Scatter(all, 1, MPI_INT, buf, 1, MPI_INT, root, inter));
+    if (c != color)
+        TT_EQ("MPI_Scatter on an intercommunicator", 100 * lrank + from, buf[0]);
+    for (int j = 0; j < n; j++) {
+        counts[j] = 1;
+        displs[j] = n - 1 - j;
+    }
+    if (root == MPI_ROOT)
+        for (int j = 0; j < n; j++)
+            all[n - 1 - j] = 7 * j + tt_rank;
+    TT_MPI(MPI_Scatterv(all, counts, displs, MPI_INT, buf, 1, MPI_INT, root, inter));
+    if (c != color)
+        TT_EQ("MPI_Scatterv on an intercommunicator", 7 * lrank + from, buf[0]);
+    free(all);
+}
+
+static void collectives(MPI_Comm inter)
+{
+    TT_MPI(MPI_Barrier(inter));
+    for (int c = 0; c < 2; c++) {
+        rooted(inter, c, 0);
+        rooted(inter, c, group_size(c) - 1);
+    }
+    int n = nremote, mine = tt_rank, sum = -1;
+    /* Allreduce: the sum of the other group's world ranks. */
+    int want = 0;
+    for (int j = 0; j < n; j++)
+        want += world_of(!color, j);
+    TT_MPI(MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, inter));
+    TT_EQ("MPI_Allreduce on an intercommunicator", want, sum);
+    MPI_Request req;
+    sum = -1;
+    TT_MPI(MPI_Iallreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, inter, &req));
+    TT_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    TT_EQ("MPI_Iallreduce on an intercommunicator", want, sum);
+    TT_MPI(MPI_Allreduce_init(&mine, &sum, 1, MPI_INT, MPI_SUM, inter, MPI_INFO_NULL, &req));
+    for (int k = 0; k < 2; k++) {
+        sum = -1;
+        TT_MPI(MPI_Start(&req));
+        TT_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        TT_EQ("MPI_Allreduce_init on an intercommunicator", want, sum);
+    }
+    TT_MPI(MPI_Request_free(&req));
+    /* Allgather, Allgatherv (blocks in reverse order), Alltoall(v, w). */
+    int *in = tt_malloc(sizeof(int) * (size_t)n), *out = tt_malloc(sizeof(int) * (size_t)n);
+    int counts[64], displs[64], bdispls[64];
+    MPI_Datatype types[64];
+    TT_MPI(MPI_Allgather(&mine, 1, MPI_INT, in, 1, MPI_INT, inter));
+    for (int j = 0; j < n; j++)
+        TT_EQ("MPI_Allgather on an intercommunicator", world_of(!color, j), in[j]);
+    for (int j = 0; j < n; j++) {
+        counts[j] = 1;
+        displs[j] = n - 1 - j;
+        bdispls[j] = (int)sizeof(int) * j;
+        types[j] = MPI_INT;
+        out[j] = 1000 * tt_rank + j;
+    }
+    TT_MPI(MPI_Iallgatherv(&mine, 1, MPI_INT, in, counts, displs, MPI_INT, inter, &req));
+    TT_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    for (int j = 0; j < n; j++)
+        TT_EQ("MPI_Iallgatherv on an intercommunicator", world_of(!color, j), in[n - 1 - j]);
+    TT_MPI(MPI_Alltoall(out, 1, MPI_INT, in, 1, MPI_INT, inter));
+    for (int j = 0; j < n; j++)
+        TT_EQ("MPI_Alltoall on an intercommunicator", 1000 * world_of(!color, j) + lrank,
+              in[j]);
+    for (int j = 0; j < n; j++)
+        displs[j] = j;
+    TT_MPI(MPI_Alltoallv(out, counts, displs, MPI_INT, in, counts, displs, MPI_INT, inter));
+    for (int j = 0; j < n; j++)
+        TT_EQ("MPI_Alltoallv on an intercommunicator", 1000 * world_of(!color, j) + lrank,
+              in[j]);
+    TT_MPI(MPI_Alltoallw(out, counts, bdispls, types, in, counts, bdispls, types, inter));
+    for (int j = 0; j < n; j++)
+        TT_EQ("MPI_Alltoallw on an intercommunicator", 1000 * world_of(!color, j) + lrank,
+              in[j]);
+    /* Reduce_scatter_block: vectors of nlocal * rb ints here, nremote * rb'
+     * there, rb * nlocal = rb' * nremote: rb = nremote, rb' = nlocal. The
+     * sum over the other group of element i of its vectors: world rank +
+     * i, from each. */
+    int len = nlocal * nremote, *vec = tt_malloc(sizeof(int) * (size_t)len);
+    int *res = tt_malloc(sizeof(int) * (size_t)len), rcounts[64];
+    for (int i = 0; i < len; i++)
+        vec[i] = tt_rank + i;
+    TT_MPI(MPI_Reduce_scatter_block(vec, res, nremote, MPI_INT, MPI_SUM, inter));
+    for (int k = 0; k < nremote; k++) {
+        int i = lrank * nremote + k, want2 = 0;
+        for (int j = 0; j < n; j++)
+            want2 += world_of(!color, j) + i;
+        TT_EQ("MPI_Reduce_scatter_block on an intercommunicator", want2, res[k]);
+    }
+    /* Reduce_scatter: local rank i gets i + 1 elements, the rest to rank 0;
+     * both groups' vectors hold len elements. */
+    for (int i = 0; i < nlocal; i++)
+        rcounts[i] = i + 1;
+    rcounts[0] += len - nlocal * (nlocal + 1) / 2;
+    int off = 0;
+    for (int i = 0; i < lrank; i++)
+        off += rcounts[i];
+    TT_MPI(MPI_Ireduce_scatter(vec, res, rcounts, MPI_INT, MPI_SUM, inter, &req));
+    TT_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    for (int k = 0; k < rcounts[lrank]; k++) {
+        int want2 = 0;
+        for (int j = 0; j < n; j++)
+            want2 += world_of(!color, j) + off + k;
+        TT_EQ("MPI_Ireduce_scatter on an intercommunicator", want2, res[k]);
+    }
+    free(vec);
+    free(res);
+    free(in);
+    free(out);
+    TT_MPI(MPI_Ibarrier(inter, &req));
+    TT_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+}
+
+/* The sum, over the other side of sub, of the world ranks there. */
+static int remote_sum(MPI_Comm sub)
+{
+    int mine = tt_rank, sum = -1;
+    TT_MPI(MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, sub));
+    return sum;
+}
+
+/* MPI_Comm_split by the parity of the local rank, keys reversing the
+ * order; MPI_Comm_create of the local group without its rank 0. */
+static void split_and_create(MPI_Comm inter)
+{
+    MPI_Comm sub;
+    int p = lrank % 2, size = -1, rank = -1, rsize = -1;
+    TT_MPI(MPI_Comm_split(inter, p, -lrank, &sub));
+    /* Ranks of parity p: those below nremote on the other side. */
+    int mine_n = (nlocal - p + 1) / 2, theirs_n = (nremote - p + 1) / 2;
+    if (theirs_n == 0) {
+        TT_CHECK(sub == MPI_COMM_NULL, "MPI_Comm_split: a color the other side lacks "
+                 "gave a communicator");
+    } else {
+        TT_MPI(MPI_Comm_size(sub, &size));
+        TT_EQ("MPI_Comm_split of an intercommunicator: size", mine_n, size);
+        TT_MPI(MPI_Comm_remote_size(sub, &rsize));
+        TT_EQ("MPI_Comm_split of an intercommunicator: remote size", theirs_n, rsize);
+        TT_MPI(MPI_Comm_rank(sub, &rank));
+        TT_EQ("MPI_Comm_split of an intercommunicator: rank by reversed key",
+              mine_n - 1 - lrank / 2, rank);
+        int want = 0;
+        for (int j = p; j < nremote; j += 2)
+            want += world_of(!color, j);
+        TT_EQ("MPI_Allreduce over the split intercommunicator", want, remote_sum(sub));
+        TT_MPI(MPI_Comm_free(&sub));
+    }
+    MPI_Group g, without0;
+    int zero = 0;
+    TT_MPI(MPI_Comm_group(inter, &g));
+    TT_MPI(MPI_Group_excl(g, nlocal > 1 ? 1 : 0, &zero, &without0));
+    TT_MPI(MPI_Comm_create(inter, without0, &sub));
+    int lost = nlocal > 1 && lrank == 0, other_n = nremote > 1 ? nremote - 1 : 1;
+    if (lost) {
+        TT_CHECK(sub == MPI_COMM_NULL, "MPI_Comm_create gave a communicator to a process "
+                 "outside the group");
+    } else {
+        TT_MPI(MPI_Comm_remote_size(sub, &rsize));
+        TT_EQ("MPI_Comm_create of an intercommunicator: remote size", other_n, rsize);
+        int want = 0;
+        for (int j = nremote > 1 ? 1 : 0; j < nremote; j++)
+            want += world_of(!color, j);
+        TT_EQ("MPI_Allreduce over the created intercommunicator", want, remote_sum(sub));
+        TT_MPI(MPI_Comm_free(&sub));
+    }
+    TT_MPI(MPI_Group_free(&g));
+    TT_MPI(MPI_Group_free(&without0));
+}
+
 static void unsupported(MPI_Comm inter)
 {
     MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
-    int v = 0, cls = -1;
+    int v = 0, w = 0, cls = -1;
     TT_MPI(MPI_Error_class(MPI_Send(&v, 1, MPI_INT, nremote, 0, inter), &cls));
     TT_EQ("MPI_Send to a rank beyond the remote group", MPI_ERR_RANK, cls);
-    TT_MPI(MPI_Error_class(MPI_Barrier(inter), &cls));
-    TT_EQ("MPI_Barrier on an intercommunicator", MPI_ERR_UNSUPPORTED_OPERATION, cls);
+    TT_MPI(MPI_Error_class(MPI_Scan(&v, &w, 1, MPI_INT, MPI_SUM, inter), &cls));
+    TT_EQ("MPI_Scan on an intercommunicator", MPI_ERR_COMM, cls);
+    TT_MPI(MPI_Error_class(MPI_Allreduce(MPI_IN_PLACE, &w, 1, MPI_INT, MPI_SUM, inter), &cls));
+    TT_EQ("MPI_Allreduce in place on an intercommunicator", MPI_ERR_BUFFER, cls);
     MPI_Comm sub = MPI_COMM_NULL;
-    TT_MPI(MPI_Error_class(MPI_Comm_split(inter, 0, 0, &sub), &cls));
-    TT_EQ("MPI_Comm_split of an intercommunicator", MPI_ERR_UNSUPPORTED_OPERATION, cls);
+    MPI_Request req;
+    TT_MPI(MPI_Error_class(MPI_Comm_idup(inter, &sub, &req), &cls));
+    TT_EQ("MPI_Comm_idup of an intercommunicator", MPI_ERR_UNSUPPORTED_OPERATION, cls);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     TT_MPI(MPI_Error_class(MPI_Intercomm_merge(MPI_COMM_WORLD, 0, &sub), &cls));
     TT_EQ("MPI_Intercomm_merge of an intracommunicator", MPI_ERR_COMM, cls);
@@ -218,6 +454,9 @@ int main(int argc, char **argv)
     all_pairs(inter2, 4, 3);
     MPI_Comm inter3 = make_inter(local, m1, color ? 0 : group_size(0), 79);
     all_pairs(inter3, 4, 4);
+    collectives(inter);
+    collectives(inter3);
+    split_and_create(inter);
     unsupported(inter3);
 
     MPI_Comm *all[] = { &m1, &m2, &m3, &inter, &inter2, &inter3, &local };
