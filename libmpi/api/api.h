@@ -60,7 +60,9 @@ int tern_check_count(MPI_Count count);
 int tern_check_type(MPI_Datatype h, const struct tern_dtype **out);
 int tern_check_buf(const void *buf, MPI_Count count);
 int tern_check_dest(const struct tern_comm *c, int rank);
-/* TERN_ENOTSUP for an intercommunicator, which only some calls take. */
+/* TERN_ECOMM for an intercommunicator, for the calls that take only an
+ * intracommunicator (the topology constructors, MPI_Comm_split_type,
+ * MPI_Comm_create_group, MPI_Intercomm_create's local_comm). */
 int tern_check_intra(const struct tern_comm *c);
 int tern_check_source(const struct tern_comm *c, int rank);
 int tern_check_send_tag(int tag);
@@ -73,7 +75,7 @@ int tern_check_group(MPI_Group h, struct tern_group **out);
  * comm_api.c. */
 int tern_check_info(MPI_Info info);
 /* The first checks of a communicator constructor: initialized, comm valid
- * and not an intercommunicator (tern_check_intra), the output pointer not
+ * and an intracommunicator (tern_check_intra), the output pointer not
  * NULL; defined in comm_api.c. */
 int tern_check_comm_ctor(MPI_Comm comm, struct tern_comm **c, const void *newcomm);
 /* Starts a buffered send of checked arguments (MPI_Bsend and MPI_Ibsend,

@@ -75,10 +75,9 @@ int tern_check_intra(const struct tern_comm *c)
 {
     if (!c->remote)
         return 0;
-    tern_api_detail("%s is an intercommunicator; on one, Tern implements point-to-point "
-                    "communication, MPI_Comm_dup, MPI_Intercomm_merge, MPI_Comm_free and the "
-                    "queries, not this call", tern_comm_label(c));
-    return TERN_ENOTSUP;
+    tern_api_detail("invalid communicator: %s is an intercommunicator, and this call "
+                    "takes an intracommunicator", tern_comm_label(c));
+    return TERN_ECOMM;
 }
 
 int tern_check_source(const struct tern_comm *c, int rank)

@@ -3,8 +3,8 @@
  * constructors (dup, split, split_type, create, create_group) and
  * MPI_Comm_free, and the remote side of an intercommunicator
  * (intercomm_api.c creates and merges them). MPI_Comm_dup, MPI_Comm_split
- * and MPI_Comm_create take an intercommunicator too; the other
- * constructors not yet (tern_check_intra).
+ * and MPI_Comm_create take an intercommunicator too; MPI_Comm_idup not yet;
+ * the others, as the standard says, not (tern_check_intra).
  * Attribute calls are in attr_api.c.
  */
 #include <stdio.h>
@@ -115,8 +115,13 @@ static int dup_common(const char *fn, MPI_Comm comm, MPI_Info info, MPI_Comm *ne
                       int is_nb, MPI_Request *request)
 {
     struct tern_comm *c = NULL, *nc = NULL;
-    int rc = is_nb ? tern_check_comm_ctor(comm, &c, newcomm)
-                   : check_ctor_any(comm, &c, newcomm);
+    int rc = check_ctor_any(comm, &c, newcomm);
+    if (!rc && is_nb && c->remote) {
+        tern_api_detail("%s is an intercommunicator: MPI_Comm_idup of one is not "
+                        "implemented in this version of Tern (MPI_Comm_dup is)",
+                        tern_comm_label(c));
+        rc = TERN_ENOTSUP;
+    }
     if (!rc)
         rc = tern_check_info(info);
     if (!rc && is_nb)

@@ -5,23 +5,23 @@
 #include "libmpi/api/api.h"
 #include "tern/err.h"
 
-/* The leader's own arguments: peer_comm, remote_leader, tag. */
+/* The leader's own arguments: peer_comm (an intercommunicator too, whose
+ * ranks name its remote group), remote_leader, tag. */
 static int check_leader(MPI_Comm peer_comm, int remote_leader, int tag,
                         struct tern_comm **peer)
 {
     int rc = tern_check_comm(peer_comm, peer);
-    if (!rc && (remote_leader < 0 || remote_leader >= (*peer)->size)) {
-        tern_api_detail("invalid remote_leader %d: peer_comm has ranks 0 to %d",
-                        remote_leader, (*peer)->size - 1);
+    if (!rc && (remote_leader < 0 || remote_leader >= tern_comm_peers(*peer))) {
+        tern_api_detail("invalid remote_leader %d: peer_comm has ranks 0 to %d%s",
+                        remote_leader, tern_comm_peers(*peer) - 1,
+                        (*peer)->remote ? " in its remote group" : "");
         rc = TERN_ERANK;
     }
-    if (!rc && remote_leader == (*peer)->rank) {
+    if (!rc && !(*peer)->remote && remote_leader == (*peer)->rank) {
         tern_api_detail("invalid remote_leader %d: that is this process, the local leader; "
                         "the two groups must not share a process", remote_leader);
         rc = TERN_ERANK;
     }
-    if (!rc)
-        rc = tern_check_intra(*peer);
     return rc ? rc : tern_check_send_tag(tag);
 }
 

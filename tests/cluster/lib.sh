@@ -154,7 +154,11 @@ gathered() {
 # positions, the TCP connections' buffers, and the collective schedule the
 # rank waits in; then, a second later, each rank's counters again (a rank
 # whose progress calls grew without sleeps spins); then each host's TCP
-# sockets with their queues (ss).
+# sockets with their queues (ss). The ranks are all stopped (SIGSTOP)
+# before the first look and continued after it: gdb attaching to each in
+# turn would stop them seconds apart, and a job still under way would then
+# look hung, its last sends caught in flight towards ranks already stopped.
+# The schedule line's call number says how far each rank got.
 dump_stacks() {
     local k p kp gdbs= ranks=
     command -v gdb >/dev/null || { echo "(no gdb: no stacks)"; return; }
@@ -165,6 +169,7 @@ dump_stacks() {
             ranks="$ranks $k:$p"
         done
     done
+    for kp in $ranks; do kill -STOP "${kp#*:}" 2>/dev/null; done
     for kp in $ranks; do
         k=${kp%%:*} p=${kp#*:}
         { echo "== h$k pid $p $(tr '\0' '\n' </proc/"$p"/environ | grep '^TERN_RANK=')"
@@ -179,6 +184,7 @@ dump_stacks() {
         gdbs="$gdbs $!"
     done
     gathered $gdbs
+    for kp in $ranks; do kill -CONT "${kp#*:}" 2>/dev/null; done
     sleep 1
     gdbs=
     for kp in $ranks; do

@@ -15,7 +15,8 @@
  *    the same high on both sides the group of world rank 0 first; the
  *    merged communicator works for collectives.
  *  - Two intercommunicators made one after the other, with different tags,
- *    and one over a merged communicator as the peer.
+ *    one over a merged communicator as the peer, one over an
+ *    intercommunicator as the peer.
  *  - Collectives, blocking, nonblocking and persistent, with the standard's meaning
  *    there (collectives/inter.h): Barrier; Bcast, Reduce, Gather(v) and
  *    Scatter(v) from a root in each group in turn (MPI_ROOT, MPI_PROC_NULL
@@ -26,8 +27,8 @@
  *  - What Tern does not do on an intercommunicator (MPI_Comm_idup) is
  *    MPI_ERR_UNSUPPORTED_OPERATION; MPI_Scan, which the
  *    standard does not define there, MPI_ERR_COMM; MPI_IN_PLACE
- *    MPI_ERR_BUFFER; MPI_Intercomm_merge of an intracommunicator
- *    MPI_ERR_COMM.
+ *    MPI_ERR_BUFFER; MPI_Comm_create_group of one and MPI_Intercomm_merge
+ *    of an intracommunicator MPI_ERR_COMM.
  *
  * Needs 2 ranks at least (on 1 it only checks MPI_Comm_test_inter).
  * Uses only the standard MPI API.
@@ -414,6 +415,11 @@ static void unsupported(MPI_Comm inter)
     MPI_Request req;
     TT_MPI(MPI_Error_class(MPI_Comm_idup(inter, &sub, &req), &cls));
     TT_EQ("MPI_Comm_idup of an intercommunicator", MPI_ERR_UNSUPPORTED_OPERATION, cls);
+    MPI_Group g;
+    TT_MPI(MPI_Comm_group(inter, &g));
+    TT_MPI(MPI_Error_class(MPI_Comm_create_group(inter, g, 0, &sub), &cls));
+    TT_EQ("MPI_Comm_create_group of an intercommunicator", MPI_ERR_COMM, cls);
+    TT_MPI(MPI_Group_free(&g));
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     TT_MPI(MPI_Error_class(MPI_Intercomm_merge(MPI_COMM_WORLD, 0, &sub), &cls));
     TT_EQ("MPI_Intercomm_merge of an intracommunicator", MPI_ERR_COMM, cls);
@@ -454,12 +460,16 @@ int main(int argc, char **argv)
     all_pairs(inter2, 4, 3);
     MPI_Comm inter3 = make_inter(local, m1, color ? 0 : group_size(0), 79);
     all_pairs(inter3, 4, 4);
+    /* The peer may be an intercommunicator: the leaders are each other's
+     * remote rank 0 there. */
+    MPI_Comm inter4 = make_inter(local, inter, 0, 80);
+    all_pairs(inter4, 4, 5);
     collectives(inter);
     collectives(inter3);
     split_and_create(inter);
     unsupported(inter3);
 
-    MPI_Comm *all[] = { &m1, &m2, &m3, &inter, &inter2, &inter3, &local };
+    MPI_Comm *all[] = { &m1, &m2, &m3, &inter, &inter2, &inter3, &inter4, &local };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         TT_MPI(MPI_Comm_free(all[i]));
     return tt_finish();

@@ -217,12 +217,18 @@ int tern_tcp_conn_handshake(struct tcp_conn *c, int me, const unsigned char *sec
     return accepted ? 0 : 1;
 }
 
-/* Whether hdr/payload is the packet whose start is already on the wire. */
+/* Whether hdr/payload is the packet whose start is already on the wire:
+ * the same header and payload length. Not the same payload address: the
+ * p2p core may offer the same bytes from another place when it retries
+ * (a send that its collective gave up moves to a copy of its own,
+ * tern_p2p_abandon; a non-contiguous packet may be packed again, into a
+ * buffer that grew), and rejecting those would refuse every later packet
+ * to the peer for good. The header names the sending request, which stays
+ * in the send queue until the packet is out, so no other packet has it. */
 static int same_packet(const struct tcp_conn *c, const void *hdr, size_t hdr_len,
-                       const void *payload, size_t payload_len)
+                       size_t payload_len)
 {
-    return payload == c->wpay && payload_len == c->wpay_len &&
-           TCP_FRAME_HDR + hdr_len == c->whdr_len &&
+    return payload_len == c->wpay_len && TCP_FRAME_HDR + hdr_len == c->whdr_len &&
            memcmp(c->whdr + TCP_FRAME_HDR, hdr, hdr_len) == 0;
 }
 
@@ -230,7 +236,7 @@ int tern_tcp_conn_send(struct tcp_conn *c, const void *hdr, size_t hdr_len,
                        const void *payload, size_t payload_len)
 {
     if (c->wpending) {
-        if (!same_packet(c, hdr, hdr_len, payload, payload_len))
+        if (!same_packet(c, hdr, hdr_len, payload_len))
             return TERN_EAGAIN;
     } else {
         if (hdr_len > TCP_PHDR_MAX)
@@ -239,7 +245,6 @@ int tern_tcp_conn_send(struct tcp_conn *c, const void *hdr, size_t hdr_len,
         tern_wire_put32(c->whdr + 4, (uint32_t)hdr_len);
         memcpy(c->whdr + TCP_FRAME_HDR, hdr, hdr_len);
         c->whdr_len = TCP_FRAME_HDR + hdr_len;
-        c->wpay = payload;
         c->wpay_len = payload_len;
         c->wdone = 0;
     }

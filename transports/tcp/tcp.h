@@ -103,8 +103,8 @@ struct tcp_conn {
     int wpending;           /* A packet is partly written: */
     unsigned char whdr[TCP_FRAME_HDR + TCP_PHDR_MAX]; /* its frame and header, */
     size_t whdr_len;
-    const void *wpay;       /* its payload (the caller's buffer), */
-    size_t wpay_len, wdone; /* and the bytes of it written. */
+    size_t wpay_len, wdone; /* its payload's length, and the bytes of the
+                               frame written. */
     struct tcp_conn *next;  /* In the transport's list of connections. */
 };
 
