@@ -96,10 +96,14 @@ run_mpirun() {
 # on the 3 hosts (more mpirun options in $RUN_OPTS); it must exit 0 and
 # print "OK PROG". Its stderr stays in $TMP/err. A run still going
 # DUMP_BEFORE seconds before its timeout gets its ranks' stacks and state
-# dumped (gdb), so that the failure says where the job hung.
+# dumped (gdb), so that the failure says where the job hung. Each line
+# says how long the run took: a CI log then shows a host that slows the
+# runs down long before one of them times out.
 run_ok() {
     label=$1 name=$2
     shift 2
+    local t0
+    t0=$(now_ms)
     run_mpirun -np 6 --hostfile "$TERN_CLUSTER_HOSTFILE" ${RUN_OPTS:-} \
         "$PWD/tests/mpi/$name" "$@" >"$TMP/out" 2>"$TMP/err" &
     local job=$! ticks=0 rc
@@ -112,10 +116,10 @@ run_ok() {
     wait "$job"
     rc=$?
     out=$(cat "$TMP/out")
-    [ "$rc" = 0 ] || fail "$name ($label) failed (exit $rc): $out $(cat "$TMP/err" "$TMP/stacks")"
+    [ "$rc" = 0 ] || fail "$name ($label) failed (exit $rc after $(( $(now_ms) - t0 )) ms): $out $(cat "$TMP/err" "$TMP/stacks")"
     printf '%s\n' "$out" | grep -q "^OK $name" ||
         fail "$name ($label) printed: $out $(cat "$TMP/err")"
-    echo "PASS $name at 6 ranks on 3 hosts, $label"
+    echo "PASS $name at 6 ranks on 3 hosts, $label ($(( $(now_ms) - t0 )) ms)"
 }
 
 run_mpirun_bg() {

@@ -2,11 +2,11 @@
 # MPI programs across the cluster: 6 ranks, 2 per host, shm within a host
 # and tcp between hosts, checked through --report-transports; then the MPI
 # test programs of tests/mpi that end with "OK" (point-to-point at every
-# size and mode, errors, communicators, datatypes, every collective). Then
-# hostile connections (garbage, connect-then-close, a wrong handshake
-# answer) against every port the job listens on (the ranks' tcp listeners
-# and mpirun's store) during a run that exchanges checked messages before
-# and after the attack.
+# size and mode, errors, communicators, intercommunicators, datatypes,
+# every collective). Then hostile connections (garbage, connect-then-close,
+# a wrong handshake answer) against every port the job listens on (the
+# ranks' tcp listeners and mpirun's store) during a run that exchanges
+# checked messages before and after the attack.
 : "${TERN_TEST_TIMEOUT:=600}"
 . "${srcdir:-.}/tests/cluster/lib.sh"
 
@@ -41,7 +41,7 @@ for prog in "p2p_sizes 4M" p2p_order p2p_anysource p2p_waittest p2p_probe p2p_mo
             p2p_truncate p2p_errors p2p_cancel env_basic unsupported op_local \
             "dtype_p2p 2M" comm_split comm_create comm_attr coll_errors \
             coll_suite_rooted coll_suite_reduce coll_suite_rscan coll_suite_allto \
-            coll_suite_comms coll_suite_nb; do
+            coll_suite_comms coll_suite_nb intercomm; do
     run_ok "shm within hosts, tcp between" $prog
 done
 check_clean
