@@ -96,7 +96,7 @@ struct link {
 
 /* Agrees with the other side: fills mine->next_ctx, swaps *mine for
  * *theirs through the leaders (rank `leader` of local) and gives every
- * member theirs; then takes the ids M (*m) to M + 5. */
+ * member theirs; then takes the ids M (*m) to M + 8. */
 static int agree(struct tern_comm *local, int leader, const struct link *l,
                  struct side *mine, struct side *theirs, uint32_t *m)
 {
