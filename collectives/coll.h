@@ -169,6 +169,10 @@ void tern_coll_finalizing(void);
  * its collective calls needs (notice.h). */
 void tern_coll_retire(const struct tern_comm *comm);
 
+/* Whether the standard defines collective `kind` on an intercommunicator
+ * (not Scan, Exscan, the neighbourhood collectives; inter.h). */
+int tern_coll_inter_defined(enum tern_coll_kind kind);
+
 /* Shortcuts for blocking calls inside the library. */
 
 int tern_coll_bcast(void *buf, size_t count, const struct tern_dtype *dt,

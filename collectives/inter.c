@@ -68,3 +68,10 @@ tern_coll_builder *tern_coll_inter_builder(enum tern_coll_kind kind, int *undefi
         return NULL;
     }
 }
+
+int tern_coll_inter_defined(enum tern_coll_kind kind)
+{
+    int undefined;
+    tern_coll_inter_builder(kind, &undefined);
+    return !undefined;
+}

@@ -32,9 +32,6 @@ static void explain(const char *fn, const struct tern_coll_args *a, int rc)
     else if (rc == TERN_ENOTSUP && a->comm->remote)
         tern_api_detail("%s on an intercommunicator (%s) is not implemented in this "
                         "version of Tern", fn, tern_comm_label(a->comm));
-    else if (rc == TERN_ECOMM && a->comm->remote)
-        tern_api_detail("%s is not defined on an intercommunicator (%s)", fn,
-                        tern_comm_label(a->comm));
     else if (rc == TERN_ENOTSUP)
         tern_api_detail("%s is not implemented in this version of Tern "
                         "(no algorithm for it yet)", fn);
@@ -67,6 +64,12 @@ int tern_api_coll_run(const char *fn, struct tern_api_coll *x, int rc, MPI_Reque
 {
     struct tern_request *r = NULL;
     x->a.call = fn;
+    if (!rc && x->a.comm->remote && !tern_coll_inter_defined(x->a.kind)) {
+        /* Said at once, also by the persistent forms' _init. */
+        tern_api_detail("%s is not defined on an intercommunicator (%s)", fn,
+                        tern_comm_label(x->a.comm));
+        rc = TERN_ECOMM;
+    }
     if (!rc && x->a.comm->remote && (x->a.sbuf == MPI_IN_PLACE || x->a.rbuf == MPI_IN_PLACE)) {
         tern_api_detail("MPI_IN_PLACE on an intercommunicator: the standard has no in-place "
                         "form of the collectives there");

@@ -25,7 +25,7 @@
  *  - MPI_Comm_split (a color one side lacks gives MPI_COMM_NULL) and
  *    MPI_Comm_create of an intercommunicator.
  *  - What Tern does not do on an intercommunicator (MPI_Comm_idup) is
- *    MPI_ERR_UNSUPPORTED_OPERATION; MPI_Scan, which the
+ *    MPI_ERR_UNSUPPORTED_OPERATION; MPI_Scan and MPI_Exscan_init, which the
  *    standard does not define there, MPI_ERR_COMM; MPI_IN_PLACE
  *    MPI_ERR_BUFFER; MPI_Comm_create_group of one and MPI_Intercomm_merge
  *    of an intracommunicator MPI_ERR_COMM.
@@ -409,6 +409,10 @@ static void unsupported(MPI_Comm inter)
     TT_EQ("MPI_Send to a rank beyond the remote group", MPI_ERR_RANK, cls);
     TT_MPI(MPI_Error_class(MPI_Scan(&v, &w, 1, MPI_INT, MPI_SUM, inter), &cls));
     TT_EQ("MPI_Scan on an intercommunicator", MPI_ERR_COMM, cls);
+    MPI_Request scan = MPI_REQUEST_NULL;
+    TT_MPI(MPI_Error_class(MPI_Exscan_init(&v, &w, 1, MPI_INT, MPI_SUM, inter, MPI_INFO_NULL,
+                                           &scan), &cls));
+    TT_EQ("MPI_Exscan_init on an intercommunicator", MPI_ERR_COMM, cls);
     TT_MPI(MPI_Error_class(MPI_Allreduce(MPI_IN_PLACE, &w, 1, MPI_INT, MPI_SUM, inter), &cls));
     TT_EQ("MPI_Allreduce in place on an intercommunicator", MPI_ERR_BUFFER, cls);
     MPI_Comm sub = MPI_COMM_NULL;
