@@ -35,6 +35,22 @@ void tern_coll_inter_phase(struct tern_sched *s, struct tern_coll_args *sub,
     tern_coll_phase(s, sub, v->local, v->nlocal, v->me, b);
 }
 
+int tern_coll_inter_reduce_local(struct tern_sched *s, const struct tern_coll_args *a,
+                                 const struct tern_coll_inter *v, size_t n, void **out)
+{
+    struct tern_coll_args sub = *a;
+    sub.kind = TERN_COLL_REDUCE;
+    sub.root = 0;
+    sub.rcount = n;
+    sub.rbuf = v->me == 0 ? tern_sched_scratch_typed(s, n, a->rdt) : NULL;
+    if (v->me == 0 && !sub.rbuf)
+        return -1;
+    tern_coll_inter_phase(s, &sub, v, tern_coll_reduce_binomial);
+    tern_sched_round(s);
+    *out = sub.rbuf;
+    return 0;
+}
+
 tern_coll_builder *tern_coll_inter_builder(enum tern_coll_kind kind, int *undefined)
 {
     *undefined = 0;
@@ -55,7 +71,6 @@ tern_coll_builder *tern_coll_inter_builder(enum tern_coll_kind kind, int *undefi
         return tern_coll_inter_scatter;
     case TERN_COLL_ALLGATHER:
     case TERN_COLL_ALLGATHERV:
-        return tern_coll_inter_allgather;
     case TERN_COLL_ALLTOALL:
     case TERN_COLL_ALLTOALLV:
     case TERN_COLL_ALLTOALLW:

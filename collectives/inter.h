@@ -41,6 +41,14 @@ int tern_coll_inter_view(struct tern_sched *s, const struct tern_coll_args *a,
 void tern_coll_inter_phase(struct tern_sched *s, struct tern_coll_args *sub,
                            const struct tern_coll_inter *v, tern_coll_builder *b);
 
+/* Reduces this group's inputs (n elements of a's type and op, from
+ * a->sbuf) to its rank 0 along a binomial tree (reduce_binomial.c, which
+ * keeps the ranks' order for a non-commutative op), then ends the round.
+ * *out: where the result lands on rank 0 (schedule scratch), NULL on the
+ * others. -1 when memory ran out (the schedule has the error). */
+int tern_coll_inter_reduce_local(struct tern_sched *s, const struct tern_coll_args *a,
+                                 const struct tern_coll_inter *v, size_t n, void **out);
+
 /* The builder of `kind` on an intercommunicator; NULL where the standard
  * defines none (Scan, Exscan, the neighbourhood collectives: *undefined
  * set). */
@@ -53,8 +61,7 @@ tern_coll_builder tern_coll_inter_allreduce;
 /* Gather and Gatherv, Scatter and Scatterv. */
 tern_coll_builder tern_coll_inter_gather;
 tern_coll_builder tern_coll_inter_scatter;
-/* Allgather and Allgatherv; Alltoall, Alltoallv and Alltoallw. */
-tern_coll_builder tern_coll_inter_allgather;
+/* Alltoall, Alltoallv and Alltoallw; Allgather and Allgatherv. */
 tern_coll_builder tern_coll_inter_alltoall;
 /* Reduce_scatter and Reduce_scatter_block. */
 tern_coll_builder tern_coll_inter_reduce_scatter;

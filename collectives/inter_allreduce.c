@@ -18,20 +18,15 @@ void tern_coll_inter_allreduce(struct tern_sched *s, const struct tern_coll_args
     struct tern_coll_inter v;
     if (tern_coll_inter_view(s, a, &v))
         return;
-    struct tern_coll_args sub = *a;
-    sub.kind = TERN_COLL_REDUCE;
-    sub.root = 0;
-    sub.rbuf = v.me == 0 ? tern_sched_scratch_typed(s, a->rcount, a->rdt) : NULL;
-    if (v.me == 0 && !sub.rbuf)
+    void *mine;
+    if (tern_coll_inter_reduce_local(s, a, &v, a->rcount, &mine))
         return;
-    tern_coll_inter_phase(s, &sub, &v, tern_coll_reduce_binomial);
-    tern_sched_round(s);
     if (v.me == 0) {
-        tern_sched_send(s, sub.rbuf, a->rcount, a->rdt, v.remote[0]);
+        tern_sched_send(s, mine, a->rcount, a->rdt, v.remote[0]);
         tern_sched_recv(s, a->rbuf, a->rcount, a->rdt, v.remote[0]);
         tern_sched_round(s);
     }
-    sub = *a;
+    struct tern_coll_args sub = *a;
     sub.kind = TERN_COLL_BCAST;
     sub.root = 0;
     tern_coll_inter_phase(s, &sub, &v, tern_coll_bcast_binomial);

@@ -1,11 +1,17 @@
 /*
- * Alltoall, Alltoallv and Alltoallw on an intercommunicator.
+ * Alltoall, Alltoallv and Alltoallw, and Allgather and Allgatherv, on an
+ * intercommunicator.
  *
- * Steps: one round in which every process sends its block j to remote
- * rank j and receives remote rank j's block into its block j.
+ * Steps: one round in which every process sends its block for remote rank
+ * j (the same block to all for Allgather(v)) to that rank, and receives
+ * remote rank j's block into its block j (at displs[j] for the v forms),
+ * staggered so that the processes do not all start with one peer. For
+ * Allgather(v) the sender does not know how the receiver lays the blocks
+ * out, so nothing is relayed.
  *
  * Cost: about nB (alpha' + n beta) per process facing nB remote processes,
- * n bytes a block.
+ * n bytes a block; nA nB messages in all, which suits the small groups
+ * that intercommunicators usually join.
  */
 #include "collectives/blocks.h"
 #include "collectives/inter.h"

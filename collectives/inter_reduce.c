@@ -20,13 +20,9 @@ void tern_coll_inter_reduce(struct tern_sched *s, const struct tern_coll_args *a
         tern_sched_recv(s, a->rbuf, a->rcount, a->rdt, v.remote[0]);
         return;
     }
-    struct tern_coll_args sub = *a;
-    sub.root = 0;
-    sub.rbuf = v.me == 0 ? tern_sched_scratch_typed(s, a->rcount, a->rdt) : NULL;
-    if (v.me == 0 && !sub.rbuf)
+    void *mine;
+    if (tern_coll_inter_reduce_local(s, a, &v, a->rcount, &mine))
         return;
-    tern_coll_inter_phase(s, &sub, &v, tern_coll_reduce_binomial);
-    tern_sched_round(s);
     if (v.me == 0)
-        tern_sched_send(s, sub.rbuf, a->rcount, a->rdt, v.remote[a->root]);
+        tern_sched_send(s, mine, a->rcount, a->rdt, v.remote[a->root]);
 }

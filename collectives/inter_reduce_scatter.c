@@ -25,24 +25,17 @@ void tern_coll_inter_reduce_scatter(struct tern_sched *s, const struct tern_coll
         return;
     int block = a->kind == TERN_COLL_REDUCE_SCATTER_BLOCK;
     size_t n = a->scount;
-    void *mine = v.me == 0 ? tern_sched_scratch_typed(s, n, a->rdt) : NULL;
-    void *theirs = v.me == 0 ? tern_sched_scratch_typed(s, n, a->rdt) : NULL;
+    void *mine, *theirs = v.me == 0 ? tern_sched_scratch_typed(s, n, a->rdt) : NULL;
     size_t *displs = block ? NULL : tern_sched_scratch(s, sizeof(size_t) * (size_t)v.nlocal);
-    if ((v.me == 0 && (!mine || !theirs)) || (!block && !displs))
+    if ((v.me == 0 && !theirs) || (!block && !displs) ||
+        tern_coll_inter_reduce_local(s, a, &v, n, &mine))
         return;
-    struct tern_coll_args sub = *a;
-    sub.kind = TERN_COLL_REDUCE;
-    sub.root = 0;
-    sub.rbuf = mine;
-    sub.rcount = n;
-    tern_coll_inter_phase(s, &sub, &v, tern_coll_reduce_binomial);
-    tern_sched_round(s);
     if (v.me == 0) {
         tern_sched_send(s, mine, n, a->rdt, v.remote[0]);
         tern_sched_recv(s, theirs, n, a->rdt, v.remote[0]);
         tern_sched_round(s);
     }
-    sub = *a;
+    struct tern_coll_args sub = *a;
     sub.kind = block ? TERN_COLL_SCATTER : TERN_COLL_SCATTERV;
     sub.root = 0;
     sub.sbuf = theirs;
