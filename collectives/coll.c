@@ -52,10 +52,9 @@ int tern_coll_prepare(struct tern_comm *comm, enum tern_coll_kind kind)
  * communicator over both groups (inter.h), whose call numbers it takes. */
 static int run_inter(struct tern_coll_args *a, struct tern_request **req)
 {
-    int undefined;
-    tern_coll_builder *build = tern_coll_inter_builder(a->kind, &undefined);
+    tern_coll_builder *build = tern_coll_inter_builder(a->kind);
     if (!build)
-        return undefined ? TERN_ECOMM : TERN_ENOTSUP;
+        return TERN_ECOMM;
     struct tern_comm *both = a->comm->both;
     a->size = a->comm->size;
     a->rank = a->comm->rank;

@@ -51,9 +51,8 @@ int tern_coll_inter_reduce_local(struct tern_sched *s, const struct tern_coll_ar
     return 0;
 }
 
-tern_coll_builder *tern_coll_inter_builder(enum tern_coll_kind kind, int *undefined)
+tern_coll_builder *tern_coll_inter_builder(enum tern_coll_kind kind)
 {
-    *undefined = 0;
     switch (kind) {
     case TERN_COLL_BARRIER:
         return tern_coll_inter_barrier;
@@ -79,14 +78,11 @@ tern_coll_builder *tern_coll_inter_builder(enum tern_coll_kind kind, int *undefi
     case TERN_COLL_REDUCE_SCATTER_BLOCK:
         return tern_coll_inter_reduce_scatter;
     default:
-        *undefined = 1;
         return NULL;
     }
 }
 
 int tern_coll_inter_defined(enum tern_coll_kind kind)
 {
-    int undefined;
-    tern_coll_inter_builder(kind, &undefined);
-    return !undefined;
+    return tern_coll_inter_builder(kind) != NULL;
 }

@@ -50,9 +50,8 @@ int tern_coll_inter_reduce_local(struct tern_sched *s, const struct tern_coll_ar
                                  const struct tern_coll_inter *v, size_t n, void **out);
 
 /* The builder of `kind` on an intercommunicator; NULL where the standard
- * defines none (Scan, Exscan, the neighbourhood collectives: *undefined
- * set). */
-tern_coll_builder *tern_coll_inter_builder(enum tern_coll_kind kind, int *undefined);
+ * defines none (Scan, Exscan, the neighbourhood collectives). */
+tern_coll_builder *tern_coll_inter_builder(enum tern_coll_kind kind);
 
 tern_coll_builder tern_coll_inter_barrier;
 tern_coll_builder tern_coll_inter_bcast;

@@ -24,14 +24,11 @@ int tern_api_coll_begin(MPI_Comm comm, MPI_Request *req, struct tern_comm **c)
 }
 
 /* Says what an error of a started collective means for the user. */
-static void explain(const char *fn, const struct tern_coll_args *a, int rc)
+static void explain(const char *fn, int rc)
 {
     if (rc == TERN_ETRUNCATE)
         tern_api_detail("ranks disagree on the message size: they passed different "
                         "counts or datatypes to the collective (message truncated)");
-    else if (rc == TERN_ENOTSUP && a->comm->remote)
-        tern_api_detail("%s on an intercommunicator (%s) is not implemented in this "
-                        "version of Tern", fn, tern_comm_label(a->comm));
     else if (rc == TERN_ENOTSUP)
         tern_api_detail("%s is not implemented in this version of Tern "
                         "(no algorithm for it yet)", fn);
@@ -42,7 +39,7 @@ int tern_api_coll_start(const char *fn, struct tern_coll_args *a, struct tern_re
     if (!a->call)
         a->call = fn;
     int rc = tern_coll_run(a, r);
-    explain(fn, a, rc);
+    explain(fn, rc);
     return rc;
 }
 
