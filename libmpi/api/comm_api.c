@@ -2,9 +2,9 @@
  * Communicator management: queries (rank, size, name, group, compare), the
  * constructors (dup, split, split_type, create, create_group) and
  * MPI_Comm_free, and the remote side of an intercommunicator
- * (intercomm_api.c creates and merges them). MPI_Comm_dup, MPI_Comm_split
- * and MPI_Comm_create take an intercommunicator too; MPI_Comm_idup not yet;
- * the others, as the standard says, not (tern_check_intra).
+ * (intercomm_api.c creates and merges them). MPI_Comm_dup, MPI_Comm_idup,
+ * MPI_Comm_split and MPI_Comm_create take an intercommunicator too; the
+ * others, as the standard says, not (tern_check_intra).
  * Attribute calls are in attr_api.c.
  */
 #include <stdio.h>
@@ -116,12 +116,6 @@ static int dup_common(const char *fn, MPI_Comm comm, MPI_Info info, MPI_Comm *ne
 {
     struct tern_comm *c = NULL, *nc = NULL;
     int rc = check_ctor_any(comm, &c, newcomm);
-    if (!rc && is_nb && c->remote) {
-        tern_api_detail("%s is an intercommunicator: MPI_Comm_idup of one is not "
-                        "implemented in this version of Tern (MPI_Comm_dup is)",
-                        tern_comm_label(c));
-        rc = TERN_ENOTSUP;
-    }
     if (!rc)
         rc = tern_check_info(info);
     if (!rc && is_nb)

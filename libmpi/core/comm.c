@@ -273,6 +273,16 @@ int tern_comm_new(const struct tern_comm *parent, struct tern_group *g, uint32_t
     return 0;
 }
 
+void tern_comm_set_ids(struct tern_comm *c, uint32_t m)
+{
+    c->ctx = m;
+    c->gctx = m + 2;
+    if (c->remote) {
+        tern_comm_set_ids(c->local, m + TERN_CTX_STEP);
+        tern_comm_set_ids(c->both, m + 2 * TERN_CTX_STEP);
+    }
+}
+
 void tern_comm_discard(struct tern_comm *c)
 {
     c->magic = TERN_MAGIC_DEAD;

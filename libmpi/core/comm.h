@@ -68,6 +68,9 @@ struct tern_topo;
 struct tern_request;
 
 #define TERN_CTX_STEP 3   /* Context ids each new communicator takes. */
+/* An intercommunicator takes three times as many: its own and its two
+ * hidden intracommunicators' (intercomm.c). */
+#define TERN_INTER_CTX_STEPS 3
 #define TERN_CTX_NB_BASE (1u << 30) /* First id of MPI_Comm_idup's space. */
 
 struct tern_comm {
@@ -165,6 +168,11 @@ int tern_comm_take_nb_ctx(uint32_t m);
 int tern_comm_new(const struct tern_comm *parent, struct tern_group *g, uint32_t m,
                   struct tern_comm **out);
 
+/* Gives c the ids from m on: m to m + 2, and for an intercommunicator its
+ * hidden intracommunicators the next TERN_CTX_STEP each (MPI_Comm_idup
+ * creates its communicator before the ids are agreed). */
+void tern_comm_set_ids(struct tern_comm *c, uint32_t m);
+
 /* Drops a communicator the user never saw (its creation failed half-way,
  * or the library made it for itself): no callbacks run. */
 void tern_comm_discard(struct tern_comm *c);
@@ -211,6 +219,8 @@ int tern_intercomm_merge(struct tern_comm *inter, int high, struct tern_comm **o
 /* The duplicate of an intercommunicator (new context ids, no attributes:
  * tern_comm_dup copies those). */
 int tern_intercomm_dup(struct tern_comm *inter, struct tern_comm **out);
+/* The same without an agreement, on the ids m on (tern_comm_set_ids). */
+int tern_intercomm_dup_on(struct tern_comm *inter, uint32_t m, struct tern_comm **out);
 /* MPI_Comm_split and MPI_Comm_create of an intercommunicator (g: a group
  * of the local group's processes); *out NULL for MPI_COMM_NULL. */
 int tern_intercomm_split(struct tern_comm *inter, int color, int key, struct tern_comm **out);

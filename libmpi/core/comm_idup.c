@@ -28,6 +28,11 @@
  * (collectives/sched.h) that adds its next round from a CALL step,
  * advanced by the progress engine like any nonblocking collective.
  *
+ * An intercommunicator's duplicate takes TERN_INTER_CTX_STEPS times as
+ * many ids (comm.h), and its rounds run over its intracommunicator over
+ * both groups, whose call numbers its collectives take too, so both groups
+ * agree on the largest next_nb_ctx of all their members.
+ *
  * The new communicator exists from the call on (handle, group, error
  * handler, attributes copied as for MPI_Comm_dup), on placeholder ids that
  * never carry traffic; it gets its ids when the request completes. Using it
@@ -40,14 +45,16 @@
 #include "libmpi/core/topo.h"
 #include "tern/err.h"
 
-/* Ids no creation ever takes (both spaces end below them). */
-#define PENDING_CTX (UINT32_MAX - TERN_CTX_STEP + 1)
+/* Ids no creation ever takes (both spaces end below them), enough for an
+ * intercommunicator. */
+#define PENDING_CTX (UINT32_MAX - TERN_INTER_CTX_STEPS * TERN_CTX_STEP + 1)
 
 /* What a member says about the previous round's M. */
 enum { TOOK_IT = 0, RETRY = 1, GIVE_UP = 2 };
 
 struct idup {
-    struct tern_comm *parent, *dup;
+    struct tern_comm *via, *dup;   /* The rounds run over via. */
+    int steps;                     /* TERN_CTX_STEPs the duplicate takes. */
     int out[2], in[2];      /* {next_nb_ctx, verdict}, and their maxima. */
     int round;
     uint32_t m;             /* The previous round's M. */
@@ -61,8 +68,8 @@ static void add_round(struct tern_sched *s, struct idup *d, int verdict)
     d->out[0] = (int)tern_comm_next_nb_ctx();
     d->out[1] = verdict;
     struct tern_coll_args a = {
-        .kind = TERN_COLL_ALLREDUCE, .comm = d->parent, .size = d->parent->size,
-        .rank = d->parent->rank, .sbuf = d->out, .rbuf = d->in, .scount = 2, .rcount = 2,
+        .kind = TERN_COLL_ALLREDUCE, .comm = d->via, .size = d->via->size,
+        .rank = d->via->rank, .sbuf = d->out, .rbuf = d->in, .scount = 2, .rcount = 2,
         .sdt = tern_dtype_get(MPI_INT), .rdt = tern_dtype_get(MPI_INT),
         .op = tern_op_get(MPI_MAX),
     };
@@ -76,8 +83,7 @@ static void decide(struct tern_sched *s, void *arg)
 {
     struct idup *d = arg;
     if (d->round > 0 && d->in[1] == TOOK_IT) {
-        d->dup->ctx = d->m;
-        d->dup->gctx = d->m + 2;
+        tern_comm_set_ids(d->dup, d->m);
         return;
     }
     if (d->in[1] == GIVE_UP) {
@@ -86,8 +92,12 @@ static void decide(struct tern_sched *s, void *arg)
     }
     d->m = (uint32_t)d->in[0];
     int verdict = RETRY;
-    if (d->m >= tern_comm_next_nb_ctx())
-        verdict = tern_comm_take_nb_ctx(d->m) ? GIVE_UP : TOOK_IT;
+    if (d->m >= tern_comm_next_nb_ctx()) {
+        verdict = TOOK_IT;
+        for (int k = 0; k < d->steps && verdict == TOOK_IT; k++)
+            if (tern_comm_take_nb_ctx(d->m + (uint32_t)k * TERN_CTX_STEP))
+                verdict = GIVE_UP;
+    }
     d->round++;
     add_round(s, d, verdict);
 }
@@ -97,13 +107,15 @@ int tern_comm_idup(struct tern_comm *parent, struct tern_comm **out,
 {
     struct tern_comm *c = NULL;
     *out = NULL;
-    int rc = tern_comm_new(parent, parent->group, PENDING_CTX, &c);
+    int rc = parent->remote ? tern_intercomm_dup_on(parent, PENDING_CTX, &c)
+                            : tern_comm_new(parent, parent->group, PENDING_CTX, &c);
     if (!rc)
         rc = tern_attr_copy(&parent->attrs, TERN_ATTR_COMM, (void *)parent->handle,
                             &c->attrs, (void *)c->handle);
     if (!rc)
         rc = tern_topo_dup(parent->topo, &c->topo);
-    struct tern_sched *s = rc ? NULL : tern_sched_new(parent);
+    struct tern_comm *via = parent->remote ? parent->both : parent;
+    struct tern_sched *s = rc ? NULL : tern_sched_new(via);
     struct idup *d = s ? tern_sched_scratch(s, sizeof *d) : NULL;
     if (!d) {
         if (s)
@@ -112,7 +124,8 @@ int tern_comm_idup(struct tern_comm *parent, struct tern_comm **out,
             tern_comm_discard(c);
         return rc ? rc : TERN_ENOMEM;
     }
-    *d = (struct idup){ .parent = parent, .dup = c };
+    *d = (struct idup){ .via = via, .dup = c,
+                        .steps = parent->remote ? TERN_INTER_CTX_STEPS : 1 };
     add_round(s, d, TOOK_IT);
     rc = tern_sched_start(s, req);
     if (rc) {

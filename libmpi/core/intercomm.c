@@ -118,7 +118,7 @@ static int agree(struct tern_comm *local, int leader, const struct link *l,
     if (rc)
         return rc;
     *m = (uint32_t)(mine->next_ctx > theirs->next_ctx ? mine->next_ctx : theirs->next_ctx);
-    for (int k = 0; k < 3 && !rc; k++)
+    for (int k = 0; k < TERN_INTER_CTX_STEPS && !rc; k++)
         rc = tern_comm_take_ctx(*m + (uint32_t)k * TERN_CTX_STEP);
     return rc;
 }
@@ -161,15 +161,17 @@ static int build(const struct tern_comm *parent, struct tern_group *g,
     }
     tern_group_retain(remote);
     c->remote = remote;
-    /* Discarding c discards these too (comm.c). */
-    rc = tern_comm_new(parent, g, m + TERN_CTX_STEP, &c->local);
+    /* Discarding c discards these too (comm.c); tern_comm_set_ids gives
+     * them their ids. */
+    rc = tern_comm_new(parent, g, m, &c->local);
     if (!rc)
-        rc = tern_comm_new(parent, all, m + 2 * TERN_CTX_STEP, &c->both);
+        rc = tern_comm_new(parent, all, m, &c->both);
     tern_group_release(all);
     if (rc) {
         tern_comm_discard(c);
         return rc;
     }
+    tern_comm_set_ids(c, m);
     *out = c;
     return 0;
 }
@@ -248,12 +250,17 @@ int tern_intercomm_merge(struct tern_comm *inter, int high, struct tern_comm **o
     return rc;
 }
 
+int tern_intercomm_dup_on(struct tern_comm *inter, uint32_t m, struct tern_comm **out)
+{
+    return build(inter, inter->group, inter->remote, m, out);
+}
+
 int tern_intercomm_dup(struct tern_comm *inter, struct tern_comm **out)
 {
     struct side mine = { 0 }, theirs = { 0 };
     uint32_t m;
     int rc = agree_over(inter, &mine, &theirs, &m);
-    return rc ? rc : build(inter, inter->group, inter->remote, m, out);
+    return rc ? rc : tern_intercomm_dup_on(inter, m, out);
 }
 
 /* A process of one side of a split: its key, its rank in its group, its

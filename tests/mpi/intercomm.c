@@ -11,6 +11,9 @@
  *    a rank beyond the remote group is MPI_ERR_RANK.
  *  - MPI_Comm_dup: an intercommunicator congruent to the first, whose
  *    messages never match the first one's receives.
+ *  - MPI_Comm_idup of two intercommunicators at once, between two
+ *    nonblocking collectives on the first: the same of each duplicate,
+ *    which also runs collectives, and the collectives' results.
  *  - MPI_Intercomm_merge: the group that passed high = 0 first, and with
  *    the same high on both sides the group of world rank 0 first; the
  *    merged communicator works for collectives.
@@ -24,8 +27,7 @@
  *    Reduce_scatter(_block), each group getting the other's data.
  *  - MPI_Comm_split (a color one side lacks gives MPI_COMM_NULL) and
  *    MPI_Comm_create of an intercommunicator.
- *  - What Tern does not do on an intercommunicator (MPI_Comm_idup) is
- *    MPI_ERR_UNSUPPORTED_OPERATION; MPI_Scan and MPI_Exscan_init, which the
+ *  - MPI_Scan and MPI_Exscan_init, which the
  *    standard does not define there, MPI_ERR_COMM; MPI_IN_PLACE
  *    MPI_ERR_BUFFER; MPI_Comm_create_group of one and MPI_Intercomm_merge
  *    of an intracommunicator MPI_ERR_COMM.
@@ -131,10 +133,10 @@ static void any_source(MPI_Comm inter)
     }
 }
 
-static void dup_is_separate(MPI_Comm inter)
+/* dup, a duplicate of inter, is congruent to it and its messages (tagged
+ * `tag`) never match inter's receives. */
+static void check_separate(MPI_Comm inter, MPI_Comm dup, int tag)
 {
-    MPI_Comm dup;
-    TT_MPI(MPI_Comm_dup(inter, &dup));
     int flag = 0, result = -1;
     TT_MPI(MPI_Comm_test_inter(dup, &flag));
     TT_EQ("MPI_Comm_test_inter of a duplicate", 1, flag);
@@ -145,16 +147,66 @@ static void dup_is_separate(MPI_Comm inter)
     if (lrank == 0) {
         int a = 1, b = 2, got_dup = 0, got_inter = 0;
         MPI_Request r[2];
-        TT_MPI(MPI_Isend(&a, 1, MPI_INT, 0, 9, inter, &r[0]));
-        TT_MPI(MPI_Isend(&b, 1, MPI_INT, 0, 9, dup, &r[1]));
-        TT_MPI(MPI_Recv(&got_dup, 1, MPI_INT, 0, 9, dup, MPI_STATUS_IGNORE));
-        TT_MPI(MPI_Recv(&got_inter, 1, MPI_INT, 0, 9, inter, MPI_STATUS_IGNORE));
+        TT_MPI(MPI_Isend(&a, 1, MPI_INT, 0, tag, inter, &r[0]));
+        TT_MPI(MPI_Isend(&b, 1, MPI_INT, 0, tag, dup, &r[1]));
+        TT_MPI(MPI_Recv(&got_dup, 1, MPI_INT, 0, tag, dup, MPI_STATUS_IGNORE));
+        TT_MPI(MPI_Recv(&got_inter, 1, MPI_INT, 0, tag, inter, MPI_STATUS_IGNORE));
         TT_MPI(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
         TT_EQ("message on the duplicate", 2, got_dup);
         TT_EQ("message on the original", 1, got_inter);
     }
-    all_pairs(dup, 3, 11);
+    all_pairs(dup, 3, tag + 1);
+}
+
+static void dup_is_separate(MPI_Comm inter)
+{
+    MPI_Comm dup;
+    TT_MPI(MPI_Comm_dup(inter, &dup));
+    check_separate(inter, dup, 9);
     TT_MPI(MPI_Comm_free(&dup));
+}
+
+/* The sum, over the other side of sub, of the world ranks there. */
+static int remote_sum(MPI_Comm sub)
+{
+    int mine = tt_rank, sum = -1;
+    TT_MPI(MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, sub));
+    return sum;
+}
+
+/* MPI_Comm_idup of a and b at once, between two nonblocking collectives
+ * on a. */
+static void idup_is_separate(MPI_Comm a, MPI_Comm b)
+{
+    MPI_Comm da = MPI_COMM_NULL, db = MPI_COMM_NULL;
+    MPI_Request r[4];
+    int one = 1, two = 2, sum1 = -1, sum2 = -1;
+    TT_MPI(MPI_Iallreduce(&one, &sum1, 1, MPI_INT, MPI_SUM, a, &r[0]));
+    TT_MPI(MPI_Comm_idup(a, &da, &r[1]));
+    TT_MPI(MPI_Comm_idup(b, &db, &r[2]));
+    TT_MPI(MPI_Iallreduce(&two, &sum2, 1, MPI_INT, MPI_SUM, a, &r[3]));
+    TT_MPI(MPI_Waitall(4, r, MPI_STATUSES_IGNORE));
+    TT_EQ("MPI_Iallreduce before MPI_Comm_idup", nremote, sum1);
+    TT_EQ("MPI_Iallreduce after MPI_Comm_idup", 2 * nremote, sum2);
+    check_separate(a, da, 20);
+    check_separate(b, db, 22);
+    check_separate(da, db, 24);
+    /* Collectives on the two duplicates, started in opposite orders by the
+     * two groups, do not mix. */
+    int want = 0, x = tt_rank, y = 100 * tt_rank, sa = -1, sb = -1;
+    for (int j = 0; j < nremote; j++)
+        want += world_of(!color, j);
+    MPI_Request q[2];
+    TT_MPI(MPI_Iallreduce(color ? &x : &y, color ? &sa : &sb, 1, MPI_INT, MPI_SUM,
+                          color ? da : db, &q[0]));
+    TT_MPI(MPI_Iallreduce(color ? &y : &x, color ? &sb : &sa, 1, MPI_INT, MPI_SUM,
+                          color ? db : da, &q[1]));
+    TT_MPI(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
+    TT_EQ("MPI_Iallreduce over an MPI_Comm_idup duplicate", want, sa);
+    TT_EQ("MPI_Iallreduce over another MPI_Comm_idup duplicate", 100 * want, sb);
+    TT_EQ("MPI_Allreduce over an MPI_Comm_idup duplicate", want, remote_sum(da));
+    TT_MPI(MPI_Comm_free(&da));
+    TT_MPI(MPI_Comm_free(&db));
 }
 
 /* Merges with the given high and checks the order: first_color's group
@@ -345,14 +397,6 @@ static void collectives(MPI_Comm inter)
     TT_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
 }
 
-/* The sum, over the other side of sub, of the world ranks there. */
-static int remote_sum(MPI_Comm sub)
-{
-    int mine = tt_rank, sum = -1;
-    TT_MPI(MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, sub));
-    return sum;
-}
-
 /* MPI_Comm_split by the parity of the local rank, keys reversing the
  * order; MPI_Comm_create of the local group without its rank 0. */
 static void split_and_create(MPI_Comm inter)
@@ -401,7 +445,9 @@ static void split_and_create(MPI_Comm inter)
     TT_MPI(MPI_Group_free(&without0));
 }
 
-static void unsupported(MPI_Comm inter)
+/* Calls that are wrong on an intercommunicator: a rank beyond the remote
+ * group, and what the standard does not define there. */
+static void refused(MPI_Comm inter)
 {
     MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
     int v = 0, w = 0, cls = -1;
@@ -416,9 +462,6 @@ static void unsupported(MPI_Comm inter)
     TT_MPI(MPI_Error_class(MPI_Allreduce(MPI_IN_PLACE, &w, 1, MPI_INT, MPI_SUM, inter), &cls));
     TT_EQ("MPI_Allreduce in place on an intercommunicator", MPI_ERR_BUFFER, cls);
     MPI_Comm sub = MPI_COMM_NULL;
-    MPI_Request req;
-    TT_MPI(MPI_Error_class(MPI_Comm_idup(inter, &sub, &req), &cls));
-    TT_EQ("MPI_Comm_idup of an intercommunicator", MPI_ERR_UNSUPPORTED_OPERATION, cls);
     MPI_Group g;
     TT_MPI(MPI_Comm_group(inter, &g));
     TT_MPI(MPI_Error_class(MPI_Comm_create_group(inter, g, 0, &sub), &cls));
@@ -462,6 +505,7 @@ int main(int argc, char **argv)
      * nlocal of the even group first). */
     MPI_Comm inter2 = make_inter(local, MPI_COMM_WORLD, !color, 78);
     all_pairs(inter2, 4, 3);
+    idup_is_separate(inter, inter2);
     MPI_Comm inter3 = make_inter(local, m1, color ? 0 : group_size(0), 79);
     all_pairs(inter3, 4, 4);
     /* The peer may be an intercommunicator: the leaders are each other's
@@ -471,7 +515,7 @@ int main(int argc, char **argv)
     collectives(inter);
     collectives(inter3);
     split_and_create(inter);
-    unsupported(inter3);
+    refused(inter3);
 
     MPI_Comm *all[] = { &m1, &m2, &m3, &inter, &inter2, &inter3, &inter4, &local };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
