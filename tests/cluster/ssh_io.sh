@@ -6,7 +6,8 @@
 # reaches rank 0 when it runs on another host (from a pipe and from a file,
 # byte for byte); -x VAR, -x VAR=value and a relative --wdir mean the same
 # on every host; exit codes, signals, MPI_Abort and a missing MPI_Finalize
-# of a remote rank end the job with the message naming rank and host;
+# of a remote rank end the job with the message naming rank and host (and
+# what the aborting rank printed first still arrives);
 # shared memory the job left is removed on every host.
 : "${TERN_TEST_TIMEOUT:=150}"
 . "${srcdir:-.}/tests/cluster/lib.sh"
@@ -90,12 +91,14 @@ rc=$?
 grep -q 'rank 3 (pid [0-9]*) on host h2 was killed by signal 11' "$TMP/err" ||
     fail "segv: message: $(cat "$TMP/err")"
 t0=$(now_ms)
-run_mpirun -np 6 --hostfile "$HF" "$MPIPROG" abort 5 9 >/dev/null 2>"$TMP/err"
+run_mpirun -np 6 --hostfile "$HF" "$MPIPROG" abort 5 9 >"$TMP/out" 2>"$TMP/err"
 rc=$?
 t1=$(now_ms)
 [ "$rc" = 9 ] || fail "MPI_Abort: expected 9, got $rc: $(cat "$TMP/err")"
 grep -q 'rank 5 (pid [0-9]*) on host h3 aborted the job' "$TMP/err" ||
     fail "MPI_Abort: message: $(cat "$TMP/err")"
+grep -qx 'rank 5 aborts' "$TMP/out" ||
+    fail "MPI_Abort: what rank 5 printed before the call was lost: [$(cat "$TMP/out")]"
 [ $((t1 - t0)) -lt 5000 ] || fail "MPI_Abort: the job took $((t1 - t0)) ms"
 run_mpirun -np 6 --hostfile "$HF" "$MPIPROG" nofinalize 2 >/dev/null 2>"$TMP/err"
 rc=$?

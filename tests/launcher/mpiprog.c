@@ -7,7 +7,7 @@
  *   exit R N               finalize, then rank R exits with N
  *   segv R                 rank R dies of SIGSEGV; the others wait
  *   nofinalize R           rank R exits 0 without MPI_Finalize; others wait
- *   abort R N              rank R calls MPI_Abort(N); others wait
+ *   abort R N              rank R prints a line, calls MPI_Abort(N); others wait
  *   sleep S                every rank sleeps S seconds, then finalizes
  *   stdin                  every rank reports what it read from stdin
  *   lines N                every rank writes N long lines in small pieces
@@ -78,8 +78,12 @@ int main(int argc, char **argv)
             return 0;
         wait_to_be_killed();
     } else if (!strcmp(mode, "abort")) {
-        if (rank == a)
+        if (rank == a) {
+            /* Still in stdio's buffer (stdout is a pipe): MPI_Abort must
+             * flush it. */
+            printf("rank %d aborts\n", rank);
             MPI_Abort(MPI_COMM_WORLD, b);
+        }
         wait_to_be_killed();
     } else if (!strcmp(mode, "sleep")) {
         sleep((unsigned)a);
