@@ -33,6 +33,13 @@ int tern_api_error(struct tern_comm *comm, const char *fn, int code);
 void tern_api_die(const char *fn, int mpi_class, const char *what)
     __attribute__((noreturn));
 
+/* Ends the whole job from this rank with `code` (the process exits with
+ * its low byte, or 1 when that is 0): flushes what the program printed,
+ * then the launcher ends every rank and prints `line`, naming this rank
+ * and host; without a launcher the rank prints it. MPI_Abort and
+ * tern_api_die. */
+void tern_api_end_job(int code, const char *line) __attribute__((noreturn));
+
 /* Records, for the next tern_api_error(), which user attribute callback
  * ("copy" or "delete") failed with which code, when rc says one did
  * (attr_api.c). */

@@ -31,10 +31,18 @@ void tern_api_die(const char *fn, int mpi_class, const char *what)
      * cannot be told does the rank print it itself. */
     char line[512];
     snprintf(line, sizeof(line), "%s: %s (%s)", fn, what, tern_errclass_name(mpi_class));
-    int code = mpi_class > 0 && mpi_class < 256 ? mpi_class : 1;
+    tern_api_end_job(mpi_class > 0 && mpi_class < 256 ? mpi_class : 1, line);
+}
+
+void tern_api_end_job(int code, const char *line)
+{
+    /* _exit() drops what stdio still holds, and a rank's stdout is a pipe,
+     * so fully buffered: often the very line that says why the program
+     * gives up. It must reach mpirun before mpirun ends the job. */
+    fflush(NULL);
     if (!tern_rt.initialized || tern_rt.boot.singleton || tern_boot_abort(code, line) != 0)
         tern_log("%s", line);
-    _exit(code);
+    _exit(code & 0xff ? code & 0xff : 1);
 }
 
 int tern_api_error(struct tern_comm *comm, const char *fn, int code)

@@ -147,14 +147,7 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
     struct tern_comm *c = tern_comm_get(comm);
     snprintf(msg, sizeof(msg), "MPI_Abort(%s, %d) was called",
              c ? c->name : "invalid communicator", errorcode);
-    int code = errorcode & 0xff ? errorcode & 0xff : 1;
-    /* _exit() drops what stdio still holds, and a rank's stdout is a pipe,
-     * so fully buffered: often the very line that says why it aborts. It
-     * must reach mpirun before mpirun ends the job. */
-    fflush(NULL);
-    if (!tern_rt.initialized || tern_rt.boot.singleton || tern_boot_abort(errorcode, msg) != 0)
-        tern_log("%s", msg);
-    _exit(code);
+    tern_api_end_job(errorcode, msg);
 }
 
 #pragma weak MPI_Get_processor_name = PMPI_Get_processor_name

@@ -1,13 +1,16 @@
 /*
  * One small MPI program for the launcher tests; argv[1] picks what it does.
- * It uses only MPI_Init, MPI_Comm_rank/size, MPI_Abort and MPI_Finalize, so
- * it exercises the launcher and the wire-up, not the rest of the library.
+ * It uses only MPI_Init, MPI_Comm_rank/size, MPI_Abort and MPI_Finalize
+ * (and one wrong MPI_Send), so it exercises the launcher and the wire-up,
+ * not the rest of the library.
  *
  *   hello                  print one line per rank, finalize
  *   exit R N               finalize, then rank R exits with N
  *   segv R                 rank R dies of SIGSEGV; the others wait
  *   nofinalize R           rank R exits 0 without MPI_Finalize; others wait
  *   abort R N              rank R prints a line, calls MPI_Abort(N); others wait
+ *   fatal R                rank R prints a line, calls MPI_Send with count -1
+ *                          under MPI_ERRORS_ARE_FATAL; others wait
  *   sleep S                every rank sleeps S seconds, then finalizes
  *   stdin                  every rank reports what it read from stdin
  *   lines N                every rank writes N long lines in small pieces
@@ -83,6 +86,12 @@ int main(int argc, char **argv)
              * flush it. */
             printf("rank %d aborts\n", rank);
             MPI_Abort(MPI_COMM_WORLD, b);
+        }
+        wait_to_be_killed();
+    } else if (!strcmp(mode, "fatal")) {
+        if (rank == a) {
+            printf("rank %d errs\n", rank);
+            MPI_Send(&rank, -1, MPI_INT, 0, 0, MPI_COMM_WORLD);
         }
         wait_to_be_killed();
     } else if (!strcmp(mode, "sleep")) {
