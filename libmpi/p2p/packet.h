@@ -3,6 +3,11 @@
  * with it; EAGER and DATA packets carry payload after it.
  *
  *   EAGER  whole message: envelope + payload. flags SYNC asks for an ACK.
+ *   EAGER_SHORT the same without SYNC, whose receiver needs neither the
+ *          sender's request nor `aux`: the envelope alone (struct
+ *          tern_pkt_short, 24 bytes instead of 40). On shared memory a cell's
+ *          first cache line, which the receiver polls, then holds 32 bytes
+ *          of payload instead of 16 (transports/shm/ring.h).
  *   RTS    request to send `len` bytes: envelope, the sender's request, and
  *          `aux` = the sender's buffer address when a single-copy read is
  *          possible (0 otherwise); 8 bytes of payload carry the key under
@@ -43,7 +48,8 @@ enum tern_pkt_type {
     TERN_PKT_RECALL,
     TERN_PKT_RECALLED,
     TERN_PKT_CANCEL,
-    TERN_PKT_CANCEL_ANSWER
+    TERN_PKT_CANCEL_ANSWER,
+    TERN_PKT_EAGER_SHORT
 };
 
 #define TERN_PKT_SYNC 0x1
@@ -58,6 +64,19 @@ struct tern_pkt {
     uint64_t len;     /* Message length in bytes. */
     uint64_t sreq;    /* Sender's request. */
     uint64_t aux;     /* Meaning depends on type, see above. */
+};
+
+/* The header of EAGER_SHORT: struct tern_pkt's first fields, with the
+ * length in 32 bits; a multiple of 8 bytes, so the payload stays aligned. */
+struct tern_pkt_short {
+    uint8_t type;
+    uint8_t flags;
+    uint16_t reserved;
+    int32_t tag;
+    int32_t src;
+    uint32_t ctx;
+    uint32_t len;
+    uint32_t pad;
 };
 
 #endif

@@ -232,9 +232,30 @@ static void on_cancel(int peer, uint64_t sreq)
     send_reply(peer, TERN_PKT_CANCEL_ANSWER, sreq, u != NULL);
 }
 
+/* An EAGER_SHORT packet, handled as the EAGER packet it stands for. */
+static void on_short(int src, const void *pkt, size_t len)
+{
+    struct tern_pkt_short s;
+    memcpy(&s, pkt, sizeof(s));
+    if (s.len != len - sizeof(s)) {
+        TERN_LOG(0, "dropping a malformed packet of %zu bytes from rank %d", len, src);
+        return;
+    }
+    if (src >= 0 && src < tern_p2p.npeers)
+        tern_p2p.peers[src].received++;
+    const struct tern_pkt h = { .type = TERN_PKT_EAGER, .tag = s.tag, .src = s.src,
+                                .ctx = s.ctx, .len = s.len };
+    on_message(src, &h, (const char *)pkt + sizeof(s));
+}
+
 void tern_p2p_recv_packet(int src, const void *pkt, size_t len)
 {
     const struct tern_pkt *h = pkt;
+    if (len >= sizeof(struct tern_pkt_short) &&
+        *(const uint8_t *)pkt == TERN_PKT_EAGER_SHORT) {
+        on_short(src, pkt, len);
+        return;
+    }
     if (len < sizeof(*h) || (h->type == TERN_PKT_EAGER && h->len != len - sizeof(*h)) ||
         (h->type == TERN_PKT_RTS && len != sizeof(*h) + sizeof(uint64_t))) {
         TERN_LOG(0, "dropping a malformed packet of %zu bytes from rank %d", len, src);

@@ -262,14 +262,38 @@ void tern_p2p_cancel_answered(struct tern_request *r, int withdrawn)
         tern_p2p_send_done(r);
 }
 
-/* Hands one packet to the peer's transport, and counts it if taken. */
-static int transmit(struct tern_peer *p, int peer, const struct tern_pkt *pkt,
-                    const void *payload, size_t payload_len)
+/* Hands one packet (header hdr of hdr_len bytes) to the peer's
+ * transport, and counts it if taken. */
+static int transmit_hdr(struct tern_peer *p, int peer, const void *hdr, size_t hdr_len,
+                        const void *payload, size_t payload_len)
 {
-    int rc = p->tp->send(peer, pkt, sizeof(*pkt), payload, payload_len);
+    int rc = p->tp->send(peer, hdr, hdr_len, payload, payload_len);
     if (rc == 0)
         p->sent++;
     return rc;
+}
+
+static int transmit(struct tern_peer *p, int peer, const struct tern_pkt *pkt,
+                    const void *payload, size_t payload_len)
+{
+    return transmit_hdr(p, peer, pkt, sizeof(*pkt), payload, payload_len);
+}
+
+/* An EAGER packet without SYNC goes as EAGER_SHORT (packet.h). */
+static int transmit_eager(struct tern_peer *p, const struct tern_request *r,
+                          const void *bytes)
+{
+    if (!r->sync && r->len <= UINT32_MAX) {
+        struct tern_pkt_short s = {
+            .type = TERN_PKT_EAGER_SHORT, .tag = r->tag, .src = r->as_rank,
+            .ctx = r->ctx, .len = (uint32_t)r->len,
+        };
+        return transmit_hdr(p, r->peer, &s, sizeof(s), bytes, r->len);
+    }
+    struct tern_pkt pkt;
+    fill_envelope(&pkt, r, TERN_PKT_EAGER);
+    pkt.flags = r->sync ? TERN_PKT_SYNC : 0;
+    return transmit(p, r->peer, &pkt, bytes, r->len);
 }
 
 /* Injects the next packet(s) of r. Returns 1 when r no longer needs the
@@ -281,11 +305,9 @@ static int inject(struct tern_peer *p, struct tern_request *r)
     int rc;
     switch (r->state) {
     case SEND_EAGER:
-        fill_envelope(&pkt, r, TERN_PKT_EAGER);
-        pkt.flags = r->sync ? TERN_PKT_SYNC : 0;
         if ((rc = out_bytes(r, 0, r->len, &bytes)))
             return rc;
-        rc = transmit(p, r->peer, &pkt, bytes, r->len);
+        rc = transmit_eager(p, r, bytes);
         if (rc)
             return rc == TERN_EAGAIN ? 0 : rc;
         if (!r->sync) {
