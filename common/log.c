@@ -27,6 +27,19 @@ const char *tern_log_prefix(void)
     return prefix;
 }
 
+void tern_flush_stdio(void)
+{
+    /* Not fflush(NULL): it locks every stream, input ones too, and a thread
+     * blocked in fgets(stdin) holds stdin's lock for as long as it waits. */
+    FILE *streams[] = { stdout, stderr };
+    for (int i = 0; i < 2; i++) {
+        if (ftrylockfile(streams[i]) == 0) {
+            fflush_unlocked(streams[i]);
+            funlockfile(streams[i]);
+        }
+    }
+}
+
 void tern_log(const char *fmt, ...)
 {
     /* Format into one buffer and write it with one call, so that lines from

@@ -26,7 +26,7 @@ void tern_tp_failure_check(struct tern_tp_failure *f)
 {
     if (!f->at_ms || tern_clock_ms() - f->at_ms <= f->grace_ms)
         return;
-    fflush(NULL); /* What the program printed is not lost (tern_api_end_job). */
+    tern_flush_stdio();
     tern_boot_abort(1, f->msg);
     /* Returns only when the launcher cannot be reached either. */
     tern_log("%s; the launcher cannot be reached, so this rank exits", f->msg);

@@ -15,6 +15,12 @@ void tern_log_set_prefix(const char *prefix);
 const char *tern_log_prefix(void);
 void tern_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Before a process ends with _exit(): writes out what the program left in
+ * stdout's and stderr's buffers (a rank's stdout is a pipe, so fully
+ * buffered, and its last line often says why it gives up). A stream that
+ * another thread holds locked is skipped, never waited for. */
+void tern_flush_stdio(void);
+
 #define TERN_LOG(level, ...) \
     do { if (tern_verbose >= (level)) tern_log(__VA_ARGS__); } while (0)
 

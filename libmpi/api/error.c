@@ -36,10 +36,8 @@ void tern_api_die(const char *fn, int mpi_class, const char *what)
 
 void tern_api_end_job(int code, const char *line)
 {
-    /* _exit() drops what stdio still holds, and a rank's stdout is a pipe,
-     * so fully buffered: often the very line that says why the program
-     * gives up. It must reach mpirun before mpirun ends the job. */
-    fflush(NULL);
+    /* What the program printed must reach mpirun before it ends the job. */
+    tern_flush_stdio();
     if (!tern_rt.initialized || tern_rt.boot.singleton || tern_boot_abort(code, line) != 0)
         tern_log("%s", line);
     _exit(code & 0xff ? code & 0xff : 1);

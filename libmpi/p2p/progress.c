@@ -76,21 +76,28 @@ static unsigned long notices_seen;
  * work: another job, or the other "hosts" of a test cluster of network
  * namespaces on one machine (tests/cluster: 6 ranks on 2 cores, 2 per
  * "host"). So a wait that outlasted its poll phase asks the kernel whether
- * this thread was switched out against its will since the last such wait
- * (another task wanted its core, or a sched_yield let one run). If it was,
- * the waits of the next CONTENDED_HOLD_NS skip polling, and the first wait
- * after that asks again. On a quiet host such a switch is rare, and a
- * yield that finds no other task runnable does not count. On that cluster
- * (tests/cluster/mpi.sh), coll_suite_reduce took 3.9 s with 20000 polls
- * per wait, 0.6 s with none (TERN_WAIT_SPIN=0) and 0.4-0.6 s with this
- * check; next to two busy processes, as under `make -j2 check`, 32 s, 2.3 s
- * and 2.1 s. Two ranks alone on two cores never see such a switch in a
- * benchmark: their latency, barrier and allreduce times did not change.
+ * this thread was switched out against its will since the last such wait:
+ * preempted, or a sched_yield of its yield phase let another task run. If
+ * it was, the waits of the next CONTENDED_HOLD_NS skip polling, and the
+ * first wait after that asks again. On that cluster (tests/cluster/mpi.sh),
+ * coll_suite_reduce took 3.9 s with 20000 polls per wait, 0.6 s with none
+ * (TERN_WAIT_SPIN=0) and 0.4-1.8 s with this check; next to two busy
+ * processes, as under `make -j2 check`, 32 s, 2.3 s and 2.1 s. Two ranks
+ * alone on two cores kept their latency, barrier and allreduce times.
+ * The price: when mpirun forwards a rank's output, its switch counts too,
+ * so a rank that prints a line every few milliseconds waits without
+ * polling, and its small messages take about 0.05 us longer. Counting only
+ * preemptions (from the end of the previous long wait), or asking for 4
+ * switches, missed the cluster's contention: coll_suite_reduce took 3.9 s
+ * again.
  */
 #define CONTENDED_HOLD_NS (100L * 1000000L)
 static int contended;
 static uint64_t contended_until;
-static long switches_seen;
+/* This thread's involuntary switches at its last check (-1: none yet).
+ * Per thread: with MPI_THREAD_SERIALIZED, threads take turns in the
+ * library, and each counts its own. */
+static __thread long switches_seen = -1;
 
 /* At the end of a wait's poll phase, at `now`: updates `contended`. */
 static void check_contention(uint64_t now)
@@ -100,7 +107,7 @@ static void check_contention(uint64_t now)
     struct rusage ru;
     if (getrusage(RUSAGE_THREAD, &ru) != 0)
         return;
-    contended = ru.ru_nivcsw != switches_seen;
+    contended = switches_seen >= 0 && ru.ru_nivcsw != switches_seen;
     switches_seen = ru.ru_nivcsw;
     if (contended)
         contended_until = now + CONTENDED_HOLD_NS;
@@ -439,6 +446,7 @@ void tern_p2p_wait_described(int (*cond)(void *), void *arg,
         }
         if (tern_progress() > 0) {
             idle = since = start = 0;
+            spin = contended ? 0 : spin_polls;
             continue;
         }
         /* The clock starts when polling ends, so the yield phase runs its

@@ -205,6 +205,17 @@ static void idup_is_separate(MPI_Comm a, MPI_Comm b)
     TT_EQ("MPI_Iallreduce over an MPI_Comm_idup duplicate", want, sa);
     TT_EQ("MPI_Iallreduce over another MPI_Comm_idup duplicate", 100 * want, sb);
     TT_EQ("MPI_Allreduce over an MPI_Comm_idup duplicate", want, remote_sum(da));
+    /* So are their hidden communicators: MPI_Comm_dup of db agrees over
+     * db's local group while an MPI_Iallreduce on da runs over both
+     * groups. */
+    MPI_Comm ddb;
+    sa = -1;
+    TT_MPI(MPI_Iallreduce(&x, &sa, 1, MPI_INT, MPI_SUM, da, &q[0]));
+    TT_MPI(MPI_Comm_dup(db, &ddb));
+    TT_MPI(MPI_Wait(&q[0], MPI_STATUS_IGNORE));
+    TT_EQ("MPI_Iallreduce over a duplicate while another is duplicated", want, sa);
+    all_pairs(ddb, 2, 26);
+    TT_MPI(MPI_Comm_free(&ddb));
     TT_MPI(MPI_Comm_free(&da));
     TT_MPI(MPI_Comm_free(&db));
 }
