@@ -223,8 +223,11 @@ int tern_tcp_conn_handshake(struct tcp_conn *c, int me, const unsigned char *sec
  * (a send that its collective gave up moves to a copy of its own,
  * tern_p2p_abandon; a non-contiguous packet may be packed again, into a
  * buffer that grew), and rejecting those would refuse every later packet
- * to the peer for good. The header names the sending request, which stays
- * in the send queue until the packet is out, so no other packet has it. */
+ * to the peer for good. While a packet is partly out, the p2p core offers
+ * only the head of the peer's send queue, which is that packet's request
+ * until the packet is out, and control packets, whose headers name their
+ * own requests; so a packet with the same header and length is the retry,
+ * also an EAGER_SHORT one, whose header names no request. */
 static int same_packet(const struct tcp_conn *c, const void *hdr, size_t hdr_len,
                        size_t payload_len)
 {
