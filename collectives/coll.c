@@ -13,6 +13,7 @@
 #include "collectives/shm.h"
 #include "collectives/signature.h"
 #include "libmpi/core/comm.h"
+#include "libmpi/core/request.h"
 #include "libmpi/core/topo.h"
 #include "tern/err.h"
 
@@ -70,7 +71,13 @@ static int run_inter(struct tern_coll_args *a, struct tern_request **req)
         s->call = a->call;
         tern_sched_sign(s, &a->stamp);
         build(s, a);
-        return tern_sched_start(s, req);
+        int rc = tern_sched_start(s, req);
+        /* The request names the intercommunicator, whose error handler
+         * and name its completion reports with (and holding it holds
+         * `both`). */
+        if (!rc)
+            tern_request_hold_comm(*req, a->comm);
+        return rc;
     }
     struct tern_sched s;
     tern_sched_init(&s, both);

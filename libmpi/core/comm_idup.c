@@ -42,6 +42,7 @@
 #include "libmpi/core/comm.h"
 #include "libmpi/core/datatype.h"
 #include "libmpi/core/op.h"
+#include "libmpi/core/request.h"
 #include "libmpi/core/topo.h"
 #include "tern/err.h"
 
@@ -132,6 +133,10 @@ int tern_comm_idup(struct tern_comm *parent, struct tern_comm **out,
         tern_comm_discard(c);
         return rc;
     }
+    /* Where the rounds run over an intercommunicator's `both`, the request
+     * still names the intercommunicator, as its nonblocking collectives'
+     * do (collectives/coll.c). */
+    tern_request_hold_comm(*req, parent);
     *out = c;
     return 0;
 }

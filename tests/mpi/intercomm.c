@@ -27,6 +27,8 @@
  *    Reduce_scatter(_block), each group getting the other's data.
  *  - MPI_Comm_split (a color one side lacks gives MPI_COMM_NULL) and
  *    MPI_Comm_create of an intercommunicator.
+ *  - A failed MPI_Ibcast reports through the intercommunicator's own error
+ *    handler (MPI_ERR_TRUNCATE where the counts do not fit).
  *  - MPI_Scan and MPI_Exscan_init, which the
  *    standard does not define there, MPI_ERR_COMM; MPI_IN_PLACE
  *    MPI_ERR_BUFFER; MPI_Comm_create_group of one and MPI_Intercomm_merge
@@ -472,6 +474,16 @@ static void refused(MPI_Comm inter)
     TT_EQ("MPI_Exscan_init on an intercommunicator", MPI_ERR_COMM, cls);
     TT_MPI(MPI_Error_class(MPI_Allreduce(MPI_IN_PLACE, &w, 1, MPI_INT, MPI_SUM, inter), &cls));
     TT_EQ("MPI_Allreduce in place on an intercommunicator", MPI_ERR_BUFFER, cls);
+    /* A nonblocking collective that fails reports through the error handler
+     * set on the intercommunicator after its creation: the root of the even
+     * group sends 2 ints where the odd group receives 1. */
+    int two[2] = { 1, 2 };
+    MPI_Request bc;
+    int root = color ? 0 : lrank == 0 ? MPI_ROOT : MPI_PROC_NULL;
+    TT_MPI(MPI_Ibcast(two, color ? 1 : 2, MPI_INT, root, inter, &bc));
+    TT_MPI(MPI_Error_class(MPI_Wait(&bc, MPI_STATUS_IGNORE), &cls));
+    TT_EQ("MPI_Wait on an MPI_Ibcast whose counts do not fit", color ? MPI_ERR_TRUNCATE : MPI_SUCCESS,
+          cls);
     MPI_Comm sub = MPI_COMM_NULL;
     MPI_Group g;
     TT_MPI(MPI_Comm_group(inter, &g));
